@@ -1,0 +1,52 @@
+/*
+ * cli.h - shared plumbing of the isopredict subcommands.
+ *
+ * Each subcommand is one function taking its own argv (argv[0] is the
+ * subcommand name), parsing options with getopt_long, and returning the
+ * process exit status.  Exit statuses are an interface (README):
+ */
+#ifndef ISOPREDICT_CLI_H
+#define ISOPREDICT_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "trace.h"
+
+enum {
+    IP_EXIT_OK = 0,          /* nothing found / level satisfied */
+    IP_EXIT_FOUND = 1,       /* prediction or violation found */
+    IP_EXIT_USAGE = 2,       /* usage or input error */
+    IP_EXIT_UNKNOWN = 3,     /* solver unknown or timeout */
+    IP_EXIT_UNAVAILABLE = 4  /* not available */
+};
+
+int cmd_predict(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_dot(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+/* Read a trace; on failure print "isopredict: <message>" to stderr and
+ * return NULL (the caller exits with IP_EXIT_USAGE). */
+ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode);
+
+/* Print "isopredict <cmd>: <message>" and a hint to run --help; returns
+ * IP_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Parse a non-negative decimal option value; false (message printed) on
+ * garbage or overflow. */
+bool cli_parse_unsigned(const char *cmd, const char *opt, const char *s,
+                        unsigned *out);
+
+/* Create a new output file.  Refuses to overwrite an existing file: we
+ * never destroy what the user gave us.  "-" means stdout.  NULL and a
+ * message on failure. */
+FILE *cli_create_file(const char *path);
+
+/* Close a file made by cli_create_file (not stdout); false on I/O error. */
+bool cli_close_file(FILE *f, const char *path);
+
+#endif

@@ -1,0 +1,312 @@
+/*
+ * trace.h - the history model of isopredict, its readers and its writers.
+ *
+ * A trace is what a data store application did: sessions, each a sequence
+ * of transactions, each a sequence of read and write operations on keys,
+ * every read resolved to the transaction it read from.  Everything is kept
+ * in flat arrays indexed by small integer ids:
+ *
+ *   - txn 0 is the initial transaction (IP_INIT_TXN).  It belongs to no
+ *     session, precedes every transaction in session order and writes every
+ *     key of the trace (one write event per key).
+ *   - ops are the operations as the input listed them, grouped by
+ *     transaction (ops of txn t are ops[txns[t].op_first .. + op_count]).
+ *   - events are the operations the analysis sees (paper section 2.1):
+ *     a read of a key the transaction wrote earlier is local and is no
+ *     event; of several writes of a transaction to one key only the last is
+ *     an event, placed where that last write is.  Events of txn t are
+ *     events[txns[t].ev_first .. + ev_count], in program order; each carries
+ *     its position in its session (SEMANTICS.md: positions numbered per
+ *     session, in session order, program order inside a transaction).
+ *     Aborted transactions keep their ops but have no events.
+ *   - for every key, the committed transactions that write it (writer
+ *     lists), and for every transaction its written keys, sorted, so that
+ *     "does t write k" is a binary search and never a hash lookup.
+ *
+ * Names (session ids, transaction ids, keys) and values are interned
+ * strings: an id indexes trace->strings.  A value is the JSON text of a
+ * scalar ("50", "\"abc\"", "null") or IP_NONE when the input gave none.
+ *
+ * Ownership: a trace owns all its memory; ip_trace_free releases it.  The
+ * builder owns a trace under construction; ip_builder_finish hands it over.
+ * Nothing here keeps global state; every function is re-entrant.
+ *
+ * Errors: readers and the builder never abort the process.  They return
+ * NULL and fill an ip_error with a message naming the file, the line or the
+ * JSON path, and what is wrong.
+ */
+#ifndef ISOPREDICT_TRACE_H
+#define ISOPREDICT_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+
+#define IP_NONE UINT32_MAX   /* absent id, value, writer, session */
+#define IP_INIT_TXN 0u        /* the initial transaction's id */
+
+/* ---- errors -------------------------------------------------------------- */
+
+typedef struct ip_error {
+    char msg[512];            /* "file:12: what is wrong" or "file: path: ..." */
+} ip_error;
+
+/* printf into err->msg; returns false so callers can `return ip_fail(...)`. */
+bool ip_fail(ip_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- model ---------------------------------------------------------------- */
+
+typedef enum { IP_READ = 0, IP_WRITE = 1 } ip_op_kind;
+typedef enum { IP_COMMITTED = 0, IP_ABORTED = 1 } ip_status;
+
+typedef struct ip_op {
+    uint8_t kind;             /* ip_op_kind */
+    uint8_t local;            /* read: reads its own transaction's write */
+    uint8_t last;             /* write: the txn's last write to this key */
+    uint32_t key;             /* string id of the key */
+    uint32_t value;           /* string id of the value text, or IP_NONE */
+    uint32_t from;            /* read: writer txn (itself if local), or
+                                 IP_NONE when unresolved (lenient mode) */
+    uint32_t txn;             /* owning transaction */
+    uint32_t line;            /* source line, 0 for JSON input */
+} ip_op;
+
+typedef struct ip_event {
+    uint8_t kind;             /* ip_op_kind */
+    uint32_t key;             /* string id of the key */
+    uint32_t txn;             /* owning transaction */
+    uint32_t writer;          /* read: writer txn (never the owner);
+                                 write: IP_NONE */
+    uint32_t op;              /* index into ops; IP_NONE for initial writes */
+    uint32_t pos;             /* position in the session; 0 for txn 0 */
+} ip_event;
+
+typedef struct ip_txn {
+    uint32_t name;            /* string id of the transaction id */
+    uint32_t session;         /* session index, IP_NONE for txn 0 */
+    uint32_t index;           /* index within its session */
+    uint8_t status;           /* ip_status */
+    uint32_t op_first, op_count;
+    uint32_t ev_first, ev_count;
+    uint32_t wkey_first, wkey_count; /* into wkeys/wkey_event: sorted keys */
+} ip_txn;
+
+typedef struct ip_session {
+    uint32_t name;            /* string id of the session id */
+    uint32_t txn_first;       /* txns of a session are contiguous ids */
+    uint32_t txn_count;
+    uint32_t ev_count;        /* events (positions 0..ev_count-1) */
+} ip_session;
+
+typedef struct ip_trace {
+    /* interned strings; strings[i] is NUL-terminated, owned by the trace */
+    char **strings;
+    uint32_t n_strings;
+
+    uint32_t initial_name;    /* string id of the initial txn's name */
+
+    ip_session *sessions;  uint32_t n_sessions;
+    ip_txn *txns;          uint32_t n_txns;     /* includes txn 0 */
+    ip_op *ops;            uint32_t n_ops;
+    ip_event *events;      uint32_t n_events;
+
+    /* keys: key_ids[k] is the string id of key k, k in [0, n_keys).  Key
+     * indices, not string ids, are what ip_event.key and ip_op.key hold. */
+    uint32_t *key_ids;     uint32_t n_keys;
+
+    /* writers of key k (committed, including txn 0), ascending txn id:
+     * key_writer[key_writer_first[k] .. key_writer_first[k+1]) */
+    uint32_t *key_writer_first;   /* n_keys + 1 entries */
+    uint32_t *key_writer;
+    uint32_t *key_writer_event;   /* parallel: the write event index */
+
+    /* per txn sorted written keys and their write event indices */
+    uint32_t *wkeys;
+    uint32_t *wkey_event;
+    uint32_t n_wkeys;
+
+    /* lenient mode only: read-consistency anomalies found while resolving
+     * reads (see ip_anomaly); empty in strict mode, where they are errors */
+    struct ip_anomaly *anomalies;
+    uint32_t n_anomalies;
+} ip_trace;
+
+/* Read-consistency anomalies (AWDIT's axioms), recorded in lenient mode. */
+typedef enum {
+    IP_AN_THIN_AIR,        /* value matches no write / writer never wrote key */
+    IP_AN_ABORTED_READ,    /* reads a write of an aborted transaction */
+    IP_AN_FUTURE_READ,     /* reads its own transaction's later write */
+    IP_AN_NOT_OWN_WRITE,   /* wrote the key earlier, read another's write */
+    IP_AN_NOT_LATEST_WRITE /* reads a write that is not the writer's last
+                              (or, own txn, not its latest) to the key */
+} ip_anomaly_kind;
+
+typedef struct ip_anomaly {
+    uint8_t kind;          /* ip_anomaly_kind */
+    uint32_t op;           /* the offending read */
+    uint32_t writer;       /* txn it read from, IP_NONE if none matched */
+} ip_anomaly;
+
+const char *ip_anomaly_name(ip_anomaly_kind kind);
+
+/* ---- queries (all O(1) or O(log n), no allocation) ------------------------ */
+
+static inline const char *ip_str(const ip_trace *t, uint32_t id)
+{
+    return id == IP_NONE ? NULL : t->strings[id];
+}
+static inline const char *ip_key_name(const ip_trace *t, uint32_t key)
+{
+    return t->strings[t->key_ids[key]];
+}
+static inline const char *ip_txn_name(const ip_trace *t, uint32_t txn)
+{
+    return t->strings[t->txns[txn].name];
+}
+static inline bool ip_committed(const ip_trace *t, uint32_t txn)
+{
+    return t->txns[txn].status == IP_COMMITTED;
+}
+
+/* Write event of txn on key, or IP_NONE if txn does not write key. */
+uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key);
+
+/* so(a, b): a precedes b in session order (txn 0 precedes everything). */
+bool ip_so(const ip_trace *t, uint32_t a, uint32_t b);
+
+/* Number of committed transactions other than txn 0. */
+uint32_t ip_committed_count(const ip_trace *t);
+
+void ip_trace_free(ip_trace *t);
+
+/* ---- builder -------------------------------------------------------------- */
+
+/*
+ * Readers feed a builder; ip_builder_finish interns, groups ops by
+ * transaction (a counting sort: linear), resolves reads, checks the input
+ * and derives events and key sets.  Sessions and transactions get ids in
+ * the order they are first declared; ops keep the order they are added in
+ * within their transaction.
+ *
+ * Locations: an op added with line > 0 is reported as "file:line"; with
+ * line 0 as a JSON path built from the declaration order:
+ * "sessions[S].transactions[T].ops[O]" (S, T, O counting as declared), so
+ * JSON readers must declare in file order.
+ */
+typedef struct ip_builder ip_builder;
+
+typedef enum {
+    IP_STRICT = 0,   /* every read-consistency anomaly is an input error */
+    IP_LENIENT = 1   /* anomalies are recorded in trace->anomalies */
+} ip_mode;
+
+ip_builder *ip_builder_new(const char *file, const char *initial_name,
+                           ip_mode mode);
+void ip_builder_free(ip_builder *b);
+
+/* Declare a session; returns its index, or IP_NONE (error set) on a
+ * duplicate or empty id. */
+uint32_t ip_builder_session(ip_builder *b, const char *name, ip_error *err);
+
+/* Declare a transaction at the end of a session; returns its id (>= 1) or
+ * IP_NONE on a duplicate/empty id or a name equal to the initial txn's.
+ * `where` (may be NULL) is a location used for that error only. */
+uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
+                        ip_status status, uint32_t line, ip_error *err);
+
+/* Look up a declared transaction by name (or the initial one): its id or
+ * IP_NONE.  Useful for text formats that declare lazily. */
+uint32_t ip_builder_find_txn(const ip_builder *b, const char *name);
+
+/* Add an op to a declared transaction.  `value` is JSON scalar text or
+ * NULL.  For reads, `from` names the writer transaction (may be the initial
+ * name, or the reading txn itself for a local read), or is NULL to resolve
+ * by (key, value) against the committed writes' last values; a NULL value
+ * with NULL from means the initial value (resolves to txn 0 when no
+ * committed write has a null value). */
+bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                   const char *key, const char *value, const char *from,
+                   uint32_t line, ip_error *err);
+
+/* Same, with the writer given as a txn id already known (IP_NONE: resolve
+ * by value).  Used by readers whose writer ids are numeric. */
+bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                           const char *key, const char *value,
+                           uint32_t from_txn, uint32_t line, ip_error *err);
+
+/* Finish: returns the trace (ownership to the caller) and frees the
+ * builder, or NULL with err set (the builder is freed either way).
+ * Errors: empty trace (no committed transaction), unknown `from`, a value
+ * matching zero or several writes, and in strict mode every anomaly. */
+ip_trace *ip_builder_finish(ip_builder *b, ip_error *err);
+
+/* ---- formats -------------------------------------------------------------- */
+
+typedef enum {
+    IP_FMT_AUTO = 0,
+    IP_FMT_JSON,
+    IP_FMT_ISOPREDICT_TEXT,
+    IP_FMT_PLUME,
+    IP_FMT_AWDIT_TEST,
+    IP_FMT_DOT           /* write only */
+} ip_format;
+
+/* "json", "isopredict-text", "plume", "awdit-test", "dot", "auto";
+ * returns false for an unknown name. */
+bool ip_format_parse(const char *name, ip_format *out);
+const char *ip_format_name(ip_format f);
+
+/* Pick a format for `path` from its extension, else from its first bytes. */
+ip_format ip_format_detect(const char *path, const char *data, size_t len);
+
+/* Read a trace from memory / a file.  `path` is used in messages. */
+ip_trace *ip_read_buffer(const char *path, const char *data, size_t len,
+                         ip_format fmt, ip_mode mode, ip_error *err);
+ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
+                       ip_error *err);
+
+/* Individual readers (used by ip_read_buffer). */
+ip_trace *ip_read_json(const char *path, const char *data, size_t len,
+                       ip_mode mode, ip_error *err);
+ip_trace *ip_read_isopredict_text(const char *path, const char *data,
+                                  size_t len, ip_mode mode, ip_error *err);
+ip_trace *ip_read_plume(const char *path, const char *data, size_t len,
+                        ip_mode mode, ip_error *err);
+ip_trace *ip_read_awdit_test(const char *path, const char *data, size_t len,
+                             ip_mode mode, ip_error *err);
+
+/* Writers.  JSON output reads back to the same trace (ids, order, values,
+ * writers); reads carry an explicit "from".  Return false on I/O error. */
+bool ip_write_json(const ip_trace *t, FILE *out);
+
+/* A cJSON tree of the trace (for callers that add a "prediction" object
+ * before printing).  Returns a cJSON* as void* to keep cJSON out of this
+ * header; the caller frees it with cJSON_Delete. */
+void *ip_trace_to_cjson(const ip_trace *t);
+
+/* Graphviz DOT of a history: sessions as clusters, so and wr edges.  The
+ * optional extra edges are drawn on top (ww, rw, cycles, changed reads). */
+typedef struct ip_dot_edge {
+    uint32_t from, to;        /* txn ids */
+    const char *label;        /* e.g. "ww(x)"; NULL for none */
+    const char *color;        /* Graphviz color; NULL for black */
+    bool bold, dashed;
+} ip_dot_edge;
+
+bool ip_write_dot(const ip_trace *t, const ip_dot_edge *extra, size_t n_extra,
+                  FILE *out);
+
+/* ---- statistics ----------------------------------------------------------- */
+
+typedef struct ip_stats {
+    uint32_t sessions, txns, committed, aborted, read_only;
+    uint32_t ops, reads, writes, local_reads, events, read_events,
+             write_events, keys, conflict_keys; /* keys with >1 writer
+                                                   besides txn 0 */
+} ip_stats;
+
+void ip_trace_stats(const ip_trace *t, ip_stats *out);
+
+#endif
