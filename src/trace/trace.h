@@ -131,6 +131,8 @@ typedef struct ip_trace {
      * reads (see ip_anomaly); empty in strict mode, where they are errors */
     struct ip_anomaly *anomalies;
     uint32_t n_anomalies;
+
+    void *arena;              /* backing store of strings (internal) */
 } ip_trace;
 
 /* Read-consistency anomalies (AWDIT's axioms), recorded in lenient mode. */
@@ -210,14 +212,17 @@ void ip_builder_free(ip_builder *b);
  * duplicate or empty id. */
 uint32_t ip_builder_session(ip_builder *b, const char *name, ip_error *err);
 
-/* Declare a transaction at the end of a session; returns its id (>= 1) or
- * IP_NONE on a duplicate/empty id or a name equal to the initial txn's.
- * `where` (may be NULL) is a location used for that error only. */
+/* Declare a transaction at the end of a session; returns a handle (>= 1)
+ * for ip_builder_op, or IP_NONE on a duplicate/empty id or a name equal to
+ * the initial txn's.  `line` locates that error (0: JSON path).  Handles
+ * are builder-local: final txn ids are assigned by ip_builder_finish so
+ * that the txns of a session are contiguous. */
 uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
                         ip_status status, uint32_t line, ip_error *err);
 
-/* Look up a declared transaction by name (or the initial one): its id or
- * IP_NONE.  Useful for text formats that declare lazily. */
+/* Look up a declared transaction by name: its handle, IP_INIT_TXN for the
+ * initial transaction's name, or IP_NONE.  For text formats that declare
+ * lazily. */
 uint32_t ip_builder_find_txn(const ip_builder *b, const char *name);
 
 /* Add an op to a declared transaction.  `value` is JSON scalar text or
@@ -230,11 +235,16 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, const char *value, const char *from,
                    uint32_t line, ip_error *err);
 
-/* Same, with the writer given as a txn id already known (IP_NONE: resolve
+/* Same, with the writer given as a handle already known (IP_NONE: resolve
  * by value).  Used by readers whose writer ids are numeric. */
 bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
                            const char *key, const char *value,
                            uint32_t from_txn, uint32_t line, ip_error *err);
+
+/* The initial value of every key, as JSON scalar text ("null" unless set;
+ * plume and awdit use "0").  A read resolved by value that matches it may
+ * read from the initial transaction. */
+void ip_builder_set_initial_value(ip_builder *b, const char *value);
 
 /* Finish: returns the trace (ownership to the caller) and frees the
  * builder, or NULL with err set (the builder is freed either way).

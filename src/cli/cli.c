@@ -1,0 +1,79 @@
+/* cli.c - plumbing shared by the subcommands (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode)
+{
+    ip_error err = {{0}};
+    ip_trace *t = ip_read_file(path, fmt, mode, &err);
+    if (!t)
+        fprintf(stderr, "isopredict: %s\n", err.msg);
+    return t;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "isopredict %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'isopredict %s --help')\n", cmd);
+    va_end(ap);
+    return IP_EXIT_USAGE;
+}
+
+bool cli_parse_unsigned(const char *cmd, const char *opt, const char *s,
+                        unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (!*s || *end || *s == '-' || errno || v > UINT_MAX) {
+        cli_usage_error(cmd, "%s expects a non-negative integer, not '%s'",
+                        opt, s);
+        return false;
+    }
+    *out = (unsigned)v;
+    return true;
+}
+
+FILE *cli_create_file(const char *path)
+{
+    if (!strcmp(path, "-"))
+        return stdout;
+    /* O_EXCL: never replace a file the user already has */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            fprintf(stderr, "isopredict: %s: already exists; not "
+                    "overwriting it (choose another name or remove it)\n",
+                    path);
+        else
+            fprintf(stderr, "isopredict: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        fprintf(stderr, "isopredict: %s: %s\n", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+bool cli_close_file(FILE *f, const char *path)
+{
+    if (f == stdout)
+        return fflush(stdout) == 0;
+    bool ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok)
+        fprintf(stderr, "isopredict: %s: write error\n", path);
+    return ok;
+}

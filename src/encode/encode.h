@@ -1,0 +1,93 @@
+/*
+ * encode.h - the predictive analysis as Z3 formulas (IsoPredict, PLDI'24,
+ * sections 4.1-4.5 and Appendix B, with the decisions of SEMANTICS.md).
+ *
+ * An encoder owns one Z3 context and solver for one observed trace and one
+ * strategy.  Its models are assignments: for every session a boundary and
+ * for every read event of the observed trace a writer.  Turning an
+ * assignment into a predicted history, confirming it and reporting it is
+ * the predictor's job (predict.h); the encoder only builds formulas,
+ * solves them and takes further constraints:
+ *   - ip_encoder_block: forbid an assignment's set of changed reads
+ *     (enumeration of distinct predictions);
+ *   - ip_encoder_refute_order: add "this total order is not a valid commit
+ *     order of the predicted history" - the counterexample-guided loop that
+ *     makes the exact encoding sound and complete without quantifiers.
+ *
+ * The formula is built over transactions that can take part in a conflict:
+ * one Boolean per (writer, read event) candidate, none for pairs that can
+ * never be related; reads with a single possible writer are constants.
+ *
+ * Ownership: the encoder borrows the trace (it must outlive the encoder)
+ * and owns everything else.  Errors: NULL / IP_SOLVE_ERROR with err set
+ * (Z3 errors are caught through a non-aborting error handler).
+ */
+#ifndef ISOPREDICT_ENCODE_H
+#define ISOPREDICT_ENCODE_H
+
+#include "trace.h"
+#include "validate.h"
+
+typedef enum { IP_BOUNDARY_STRICT = 0, IP_BOUNDARY_RELAXED = 1 } ip_boundary;
+typedef enum { IP_ENC_APPROX = 0, IP_ENC_EXACT = 1 } ip_encoding;
+
+typedef struct ip_encode_opts {
+    ip_level model;           /* IP_LVL_CAUSAL or IP_LVL_RC */
+    ip_boundary boundary;
+    ip_encoding encoding;
+} ip_encode_opts;
+
+/*
+ * An assignment.  Arrays are owned by whoever filled them (ip_assignment_free).
+ *  boundary[s]:  strict  - the event index (into trace->events) of session
+ *                          s's boundary read, or IP_NONE for the session end;
+ *                relaxed - the txn id of session s's boundary transaction,
+ *                          or IP_NONE for the session end.
+ *  writer[e]:    for every read event e of the trace: the writer chosen;
+ *                IP_NONE for write events and for reads that the boundary
+ *                drops from the predicted history.
+ */
+typedef struct ip_assignment {
+    uint32_t *boundary;       /* n_sessions entries */
+    uint32_t *writer;         /* n_events entries */
+} ip_assignment;
+
+void ip_assignment_free(ip_assignment *a);
+
+typedef enum {
+    IP_SOLVE_SAT = 0,         /* assignment filled */
+    IP_SOLVE_UNSAT = 1,
+    IP_SOLVE_UNKNOWN = 3,     /* timeout or solver gave up */
+    IP_SOLVE_ERROR = 2
+} ip_solve_result;
+
+typedef struct ip_encode_stats {
+    uint32_t txns;            /* transactions in the formula */
+    uint32_t free_reads;      /* read events with more than one candidate */
+    uint32_t candidates;      /* (writer, read) Booleans */
+    uint64_t literals;        /* size of the asserted formula (approx.) */
+    double gen_seconds, solve_seconds;
+} ip_encode_stats;
+
+typedef struct ip_encoder ip_encoder;
+
+ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
+                           ip_error *err);
+void ip_encoder_free(ip_encoder *enc);
+
+/* Solve within timeout_ms (0 = none).  On SAT fills *out (caller frees). */
+ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
+                                 ip_assignment *out, ip_error *err);
+
+/* Forbid any later model from having exactly a's set of changed reads. */
+bool ip_encoder_block(ip_encoder *enc, const ip_assignment *a, ip_error *err);
+
+/* Forbid any later model whose predicted history admits `order` (txn ids,
+ * n entries, a serial order of some earlier candidate) as a commit order
+ * consistent with so, wr and the serializable arbitration rule. */
+bool ip_encoder_refute_order(ip_encoder *enc, const uint32_t *order,
+                             uint32_t n, ip_error *err);
+
+void ip_encoder_stats(const ip_encoder *enc, ip_encode_stats *out);
+
+#endif

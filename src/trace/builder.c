@@ -1,0 +1,223 @@
+/*
+ * builder.c - turning declared sessions, transactions and ops into a trace.
+ *
+ * Readers declare things in input order; ids are only fixed at the end so
+ * that the transactions of a session get contiguous ids.  finish() is a
+ * sequence of linear passes: number transactions, group ops by transaction
+ * (counting sort), mark last writes, index writes by (key, value), resolve
+ * every read, then derive events, writer lists and per-txn key sets.
+ */
+#include "builder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool ip_grow(void **arr, uint32_t *cap, size_t elem)
+{
+    uint32_t ncap = *cap ? *cap * 2 : 64;
+    void *p = realloc(*arr, (size_t)ncap * elem);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+ip_builder *ip_builder_new(const char *file, const char *initial_name,
+                           ip_mode mode)
+{
+    ip_builder *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->file = strdup(file ? file : "<input>");
+    b->mode = mode;
+    if (!b->file || !ip_intern_init(&b->in)) {
+        ip_builder_free(b);
+        return NULL;
+    }
+    const char *init = initial_name ? initial_name : "init";
+    b->initial_sid = ip_intern_add(&b->in, init, strlen(init));
+    b->null_sid = ip_intern_add(&b->in, "null", 4);
+    b->initial_value = b->null_sid;
+    /* handle 0 is the initial transaction */
+    if (!GROW(b->txns, b->n_txns, b->cap_txns) || !sync_sid_maps(b)) {
+        ip_builder_free(b);
+        return NULL;
+    }
+    b->txns[0] = (pending_txn){.name = b->initial_sid, .session = IP_NONE};
+    b->n_txns = 1;
+    b->txn_of_sid[b->initial_sid] = IP_INIT_TXN;
+    return b;
+}
+
+void ip_builder_free(ip_builder *b)
+{
+    if (!b)
+        return;
+    free(b->file);
+    ip_intern_free(&b->in);
+    free(b->txn_of_sid);
+    free(b->session_of_sid);
+    free(b->key_of_sid);
+    free(b->sessions);
+    free(b->txns);
+    free(b->ops);
+    free(b->key_sid);
+    free(b);
+}
+
+void ip_builder_set_initial_value(ip_builder *b, const char *value)
+{
+    uint32_t sid = ip_intern_add(&b->in, value, strlen(value));
+    if (sid != IP_NONE && sync_sid_maps(b))
+        b->initial_value = sid;
+}
+
+/* Keep the sid-indexed lookup arrays as long as the string table. */
+bool sync_sid_maps(ip_builder *b)
+{
+    if (b->in.n <= b->sid_cap)
+        return true;
+    uint32_t cap = b->sid_cap ? b->sid_cap : 256;
+    while (cap < b->in.n)
+        cap *= 2;
+    uint32_t *maps[3] = {b->txn_of_sid, b->session_of_sid, b->key_of_sid};
+    for (int m = 0; m < 3; m++) {
+        uint32_t *p = realloc(maps[m], (size_t)cap * sizeof *p);
+        if (!p)
+            return false;
+        for (uint32_t i = b->sid_cap; i < cap; i++)
+            p[i] = IP_NONE;
+        maps[m] = p;
+        if (m == 0) b->txn_of_sid = p;
+        if (m == 1) b->session_of_sid = p;
+        if (m == 2) b->key_of_sid = p;
+    }
+    b->sid_cap = cap;
+    return true;
+}
+
+uint32_t intern(ip_builder *b, const char *s)
+{
+    uint32_t sid = ip_intern_add(&b->in, s, strlen(s));
+    if (sid == IP_NONE || !sync_sid_maps(b))
+        return IP_NONE;
+    return sid;
+}
+
+static uint32_t oom(ip_error *err)
+{
+    ip_fail(err, "out of memory");
+    return IP_NONE;
+}
+
+uint32_t ip_builder_session(ip_builder *b, const char *name, ip_error *err)
+{
+    if (!name || !*name)
+        return ip_fail(err, "%s: sessions[%u].id: empty session id", b->file,
+                       b->n_sessions), IP_NONE;
+    uint32_t sid = intern(b, name);
+    if (sid == IP_NONE)
+        return oom(err);
+    if (b->session_of_sid[sid] != IP_NONE)
+        return ip_fail(err, "%s: sessions[%u].id: duplicate session id '%s'",
+                       b->file, b->n_sessions, name), IP_NONE;
+    if (!GROW(b->sessions, b->n_sessions, b->cap_sessions))
+        return oom(err);
+    b->sessions[b->n_sessions] = (pending_session){.name = sid};
+    b->session_of_sid[sid] = b->n_sessions;
+    return b->n_sessions++;
+}
+
+uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
+                        ip_status status, uint32_t line, ip_error *err)
+{
+    pending_session *s = &b->sessions[session];
+    char where[64];
+    if (line)
+        snprintf(where, sizeof where, "%u", line);
+    else
+        snprintf(where, sizeof where, " sessions[%u].transactions[%u].id",
+                 session, s->n_txns);
+    if (!name || !*name)
+        return ip_fail(err, "%s:%s: empty transaction id", b->file, where),
+               IP_NONE;
+    uint32_t sid = intern(b, name);
+    if (sid == IP_NONE)
+        return oom(err);
+    if (sid == b->initial_sid)
+        return ip_fail(err, "%s:%s: transaction '%s' is the initial "
+                       "transaction and may not be declared", b->file, where,
+                       name), IP_NONE;
+    if (b->txn_of_sid[sid] != IP_NONE)
+        return ip_fail(err, "%s:%s: duplicate transaction id '%s'", b->file,
+                       where, name), IP_NONE;
+    if (!GROW(b->txns, b->n_txns, b->cap_txns))
+        return oom(err);
+    b->txns[b->n_txns] = (pending_txn){
+        .name = sid, .session = session, .index = s->n_txns,
+        .status = (uint8_t)status, .line = line};
+    s->n_txns++;
+    b->txn_of_sid[sid] = b->n_txns;
+    return b->n_txns++;
+}
+
+uint32_t ip_builder_find_txn(const ip_builder *b, const char *name)
+{
+    uint32_t sid = ip_intern_find(&b->in, name, strlen(name));
+    return sid == IP_NONE || sid >= b->sid_cap ? IP_NONE : b->txn_of_sid[sid];
+}
+
+static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                   const char *key, const char *value, uint32_t from_sid,
+                   uint32_t from_txn, uint32_t line, ip_error *err)
+{
+    uint32_t ksid = intern(b, key ? key : "");
+    uint32_t vsid = value ? intern(b, value) : IP_NONE;
+    if (ksid == IP_NONE || (value && vsid == IP_NONE))
+        return oom(err), false;
+    if (b->key_of_sid[ksid] == IP_NONE) {
+        if (!GROW(b->key_sid, b->n_keys, b->cap_keys))
+            return oom(err), false;
+        b->key_sid[b->n_keys] = ksid;
+        b->key_of_sid[ksid] = b->n_keys++;
+    }
+    if (!GROW(b->ops, b->n_ops, b->cap_ops))
+        return oom(err), false;
+    b->ops[b->n_ops++] = (pending_op){
+        .kind = (uint8_t)kind, .key = b->key_of_sid[ksid], .value = vsid,
+        .from_sid = from_sid, .from_txn = from_txn, .txn = txn, .line = line,
+        .index = b->txns[txn].n_ops++};
+    return true;
+}
+
+bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                   const char *key, const char *value, const char *from,
+                   uint32_t line, ip_error *err)
+{
+    uint32_t from_sid = IP_NONE;
+    if (kind == IP_READ && from && (from_sid = intern(b, from)) == IP_NONE)
+        return oom(err), false;
+    return add_op(b, txn, kind, key, value, from_sid, IP_NONE, line, err);
+}
+
+bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                           const char *key, const char *value,
+                           uint32_t from_txn, uint32_t line, ip_error *err)
+{
+    return add_op(b, txn, kind, key, value, IP_NONE,
+                  kind == IP_READ ? from_txn : IP_NONE, line, err);
+}
+
+/* "file:12" or "file: sessions[0].transactions[1].ops[2].field" */
+void locate(const ip_builder *b, const pending_op *op, const char *field,
+            char *buf, size_t n)
+{
+    const pending_txn *t = &b->txns[op->txn];
+    if (op->line)
+        snprintf(buf, n, "%s:%u", b->file, op->line);
+    else
+        snprintf(buf, n, "%s: sessions[%u].transactions[%u].ops[%u]%s%s",
+                 b->file, t->session, t->index, op->index,
+                 field ? "." : "", field ? field : "");
+}

@@ -1,0 +1,57 @@
+/*
+ * builder.h - internal state of ip_builder, shared by builder.c (declaring)
+ * and finish.c (resolving and deriving).  Not part of the public contract.
+ */
+#ifndef ISOPREDICT_BUILDER_H
+#define ISOPREDICT_BUILDER_H
+
+#include "intern.h"
+#include "trace.h"
+
+typedef struct pending_op {
+    uint8_t kind;
+    uint32_t key;             /* key index */
+    uint32_t value;           /* sid or IP_NONE */
+    uint32_t from_sid;        /* writer named by string, or IP_NONE */
+    uint32_t from_txn;        /* writer given as a handle, or IP_NONE */
+    uint32_t txn;             /* handle */
+    uint32_t line;
+    uint32_t index;           /* position within its transaction */
+} pending_op;
+
+typedef struct pending_txn {
+    uint32_t name, session, index, line, n_ops;
+    uint8_t status;
+} pending_txn;
+
+typedef struct pending_session {
+    uint32_t name, n_txns;
+} pending_session;
+
+struct ip_builder {
+    char *file;
+    ip_mode mode;
+    ip_intern in;
+    uint32_t initial_sid, null_sid, initial_value;
+    uint32_t *txn_of_sid, *session_of_sid, *key_of_sid;
+    uint32_t sid_cap;
+    pending_session *sessions;
+    uint32_t n_sessions, cap_sessions;
+    pending_txn *txns;        /* handle 0 is the initial transaction */
+    uint32_t n_txns, cap_txns;
+    pending_op *ops;
+    uint32_t n_ops, cap_ops;
+    uint32_t *key_sid;        /* key index -> sid */
+    uint32_t n_keys, cap_keys;
+};
+
+/* Make room for one more element: arrays double, so appends are O(1). */
+bool ip_grow(void **arr, uint32_t *cap, size_t elem);
+#define GROW(arr, n, cap)                                                   \
+    ((n) < (cap) || ip_grow((void **)&(arr), &(cap), sizeof *(arr)))
+bool sync_sid_maps(ip_builder *b);
+uint32_t intern(ip_builder *b, const char *s);
+void locate(const ip_builder *b, const pending_op *op, const char *field,
+            char *buf, size_t n);
+
+#endif

@@ -1,0 +1,559 @@
+/*
+ * finish.c - ip_builder_finish: resolve reads, check the input, derive the
+ * analysed view (events, writer lists, key sets).  Every pass is linear in
+ * the ops, apart from sorting each transaction's few written keys.
+ */
+#include "builder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct finisher {
+    ip_builder *b;
+    ip_trace *t;
+    ip_error *err;
+    uint32_t *final_of;       /* handle -> final txn id */
+    uint32_t *handle_of_op;   /* final op index -> pending op index */
+    uint32_t *stamp, *slot;   /* per key scratch, stamped by txn id + 1 */
+    uint32_t *vhead, *vnext;  /* (key, value) -> write ops chain */
+    uint32_t n_vslots;
+    uint8_t *anomalous;       /* per final op: read is not an event */
+    uint32_t cap_anomalies;
+} finisher;
+
+static bool fail_oom(finisher *f)
+{
+    return ip_fail(f->err, "out of memory");
+}
+
+/* ---- numbering and grouping ------------------------------------------ */
+
+static bool number_txns(finisher *f)
+{
+    ip_builder *b = f->b;
+    ip_trace *t = f->t;
+    uint32_t *first = calloc(b->n_sessions + 1, sizeof *first);
+    f->final_of = malloc(b->n_txns * sizeof *f->final_of);
+    t->txns = calloc(b->n_txns, sizeof *t->txns);
+    t->sessions = calloc(b->n_sessions ? b->n_sessions : 1,
+                         sizeof *t->sessions);
+    if (!first || !f->final_of || !t->txns || !t->sessions) {
+        free(first);
+        return fail_oom(f);
+    }
+    first[0] = 1;
+    for (uint32_t s = 0; s < b->n_sessions; s++) {
+        first[s + 1] = first[s] + b->sessions[s].n_txns;
+        t->sessions[s] = (ip_session){.name = b->sessions[s].name,
+                                      .txn_first = first[s],
+                                      .txn_count = b->sessions[s].n_txns};
+    }
+    t->n_sessions = b->n_sessions;
+    t->n_txns = b->n_txns;
+    f->final_of[0] = IP_INIT_TXN;
+    t->txns[0] = (ip_txn){.name = b->initial_sid, .session = IP_NONE};
+    for (uint32_t h = 1; h < b->n_txns; h++) {
+        const pending_txn *p = &b->txns[h];
+        uint32_t id = first[p->session] + p->index;
+        f->final_of[h] = id;
+        t->txns[id] = (ip_txn){.name = p->name, .session = p->session,
+                               .index = p->index, .status = p->status,
+                               .op_count = p->n_ops};
+    }
+    free(first);
+    return true;
+}
+
+static bool group_ops(finisher *f)
+{
+    ip_builder *b = f->b;
+    ip_trace *t = f->t;
+    t->ops = malloc((b->n_ops ? b->n_ops : 1) * sizeof *t->ops);
+    f->handle_of_op = malloc((b->n_ops ? b->n_ops : 1) * sizeof(uint32_t));
+    f->anomalous = calloc(b->n_ops ? b->n_ops : 1, 1);
+    if (!t->ops || !f->handle_of_op || !f->anomalous)
+        return fail_oom(f);
+    uint32_t next = 0;
+    for (uint32_t id = 0; id < t->n_txns; id++) {
+        t->txns[id].op_first = next;
+        next += t->txns[id].op_count;
+        t->txns[id].op_count = 0;
+    }
+    for (uint32_t i = 0; i < b->n_ops; i++) {
+        const pending_op *p = &b->ops[i];
+        ip_txn *x = &t->txns[f->final_of[p->txn]];
+        uint32_t at = x->op_first + x->op_count++;
+        t->ops[at] = (ip_op){.kind = p->kind, .key = p->key,
+                             .value = p->value, .from = IP_NONE,
+                             .txn = f->final_of[p->txn], .line = p->line};
+        f->handle_of_op[at] = i;
+    }
+    t->n_ops = b->n_ops;
+    return true;
+}
+
+/* Mark each transaction's last write to every key it writes. */
+static void mark_last_writes(finisher *f)
+{
+    ip_trace *t = f->t;
+    for (uint32_t id = 1; id < t->n_txns; id++) {
+        const ip_txn *x = &t->txns[id];
+        for (uint32_t i = x->op_first + x->op_count; i-- > x->op_first;) {
+            ip_op *op = &t->ops[i];
+            if (op->kind == IP_WRITE && f->stamp[op->key] != id + 1) {
+                op->last = 1;
+                f->stamp[op->key] = id + 1;
+            }
+        }
+    }
+}
+
+/* ---- (key, value) index of writes --------------------------------------- */
+
+static uint32_t vhash(uint32_t key, uint32_t value, uint32_t mask)
+{
+    uint64_t h = ((uint64_t)key << 32 | value) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32) & mask;
+}
+
+/* Slot of the chain for (key, value): chains hold write op indices. */
+static uint32_t *vslot(finisher *f, uint32_t key, uint32_t value)
+{
+    uint32_t mask = f->n_vslots - 1;
+    for (uint32_t i = vhash(key, value, mask);; i = (i + 1) & mask) {
+        uint32_t head = f->vhead[i];
+        if (head == IP_NONE)
+            return &f->vhead[i];
+        const ip_op *op = &f->t->ops[head];
+        if (op->key == key && op->value == value)
+            return &f->vhead[i];
+    }
+}
+
+static bool index_writes(finisher *f)
+{
+    ip_trace *t = f->t;
+    uint32_t n = 1;
+    while (n < 2 * t->n_ops + 2)
+        n *= 2;
+    f->n_vslots = n;
+    f->vhead = malloc(n * sizeof *f->vhead);
+    f->vnext = malloc((t->n_ops ? t->n_ops : 1) * sizeof *f->vnext);
+    if (!f->vhead || !f->vnext)
+        return fail_oom(f);
+    memset(f->vhead, 0xff, n * sizeof *f->vhead);
+    for (uint32_t i = t->n_ops; i-- > 0;) {
+        const ip_op *op = &t->ops[i];
+        if (op->kind != IP_WRITE || op->value == IP_NONE)
+            continue;
+        uint32_t *head = vslot(f, op->key, op->value);
+        f->vnext[i] = *head;
+        *head = i;
+    }
+    return true;
+}
+
+/* ---- resolving reads ---------------------------------------------------- */
+
+typedef struct read_ctx {
+    uint32_t op;              /* final op index of the read */
+    uint32_t own_before;      /* own latest earlier write op, or IP_NONE */
+    bool own_writes_key;      /* the reading txn writes the key at all */
+} read_ctx;
+
+static const char *key_of(const finisher *f, uint32_t key)
+{
+    return f->t->strings[f->b->key_sid[key]];
+}
+
+static const char *name_of(const finisher *f, uint32_t txn)
+{
+    return f->t->strings[f->t->txns[txn].name];
+}
+
+static const char *value_text(const finisher *f, uint32_t value)
+{
+    return value == IP_NONE ? "null" : f->t->strings[value];
+}
+
+/* Report an anomaly: an error in strict mode, a record in lenient mode. */
+static bool anomaly(finisher *f, const read_ctx *r, ip_anomaly_kind kind,
+                    uint32_t writer, const char *field, const char *what)
+{
+    ip_trace *t = f->t;
+    if (!ip_committed(t, t->ops[r->op].txn)) {
+        f->anomalous[r->op] = 1;      /* aborted readers are not analysed */
+        return true;
+    }
+    if (f->b->mode == IP_STRICT) {
+        char where[320];
+        locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
+               sizeof where);
+        return ip_fail(f->err, "%s: %s (%s)", where, what,
+                       ip_anomaly_name(kind));
+    }
+    if (!GROW(t->anomalies, t->n_anomalies, f->cap_anomalies))
+        return fail_oom(f);
+    t->anomalies[t->n_anomalies++] =
+        (ip_anomaly){.kind = (uint8_t)kind, .op = r->op, .writer = writer};
+    f->anomalous[r->op] = 1;
+    t->ops[r->op].from = writer;
+    return true;
+}
+
+static bool input_error(finisher *f, const read_ctx *r, const char *field,
+                        const char *what)
+{
+    char where[320];
+    locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
+           sizeof where);
+    return ip_fail(f->err, "%s: %s", where, what);
+}
+
+static bool resolve_named(finisher *f, const read_ctx *r, uint32_t w)
+{
+    ip_trace *t = f->t;
+    ip_op *op = &t->ops[r->op];
+    char msg[400];
+    const char *k = key_of(f, op->key);
+    if (w == op->txn) {
+        if (r->own_before != IP_NONE) {
+            op->local = 1;
+            op->from = w;
+            return true;
+        }
+        snprintf(msg, sizeof msg, "reads key '%s' from its own transaction "
+                 "before writing it", k);
+        return anomaly(f, r, r->own_writes_key ? IP_AN_FUTURE_READ
+                                               : IP_AN_THIN_AIR, w, "from", msg);
+    }
+    if (r->own_before != IP_NONE) {
+        snprintf(msg, sizeof msg, "reads key '%s' from '%s' after writing "
+                 "'%s' itself", k, name_of(f, w), k);
+        return anomaly(f, r, IP_AN_NOT_OWN_WRITE, w, "from", msg);
+    }
+    if (!ip_committed(t, w)) {
+        snprintf(msg, sizeof msg, "reads key '%s' from aborted transaction "
+                 "'%s'", k, name_of(f, w));
+        return anomaly(f, r, IP_AN_ABORTED_READ, w, "from", msg);
+    }
+    if (w == IP_INIT_TXN) {
+        op->from = w;
+        return true;
+    }
+    /* the writer's last write to the key, found through the value index or
+     * by scanning its ops (a transaction's ops are few) */
+    const ip_txn *x = &t->txns[w];
+    uint32_t last = IP_NONE, match = IP_NONE;
+    for (uint32_t i = x->op_first; i < x->op_first + x->op_count; i++) {
+        const ip_op *o = &t->ops[i];
+        if (o->kind != IP_WRITE || o->key != op->key)
+            continue;
+        if (o->last)
+            last = i;
+        if (op->value != IP_NONE && o->value == op->value)
+            match = i;
+    }
+    if (last == IP_NONE) {
+        snprintf(msg, sizeof msg, "reads key '%s' from '%s', which never "
+                 "writes '%s'", k, name_of(f, w), k);
+        return anomaly(f, r, IP_AN_THIN_AIR, w, "from", msg);
+    }
+    if (op->value != IP_NONE && t->ops[last].value != IP_NONE &&
+        t->ops[last].value != op->value) {
+        snprintf(msg, sizeof msg, "reads value %s of key '%s' from '%s', "
+                 "whose last write of '%s' is %s", value_text(f, op->value),
+                 k, name_of(f, w), k, value_text(f, t->ops[last].value));
+        return anomaly(f, r, match != IP_NONE ? IP_AN_NOT_LATEST_WRITE
+                                              : IP_AN_THIN_AIR, w, "value",
+                       msg);
+    }
+    op->from = w;
+    return true;
+}
+
+static bool resolve_by_value(finisher *f, const read_ctx *r)
+{
+    ip_trace *t = f->t;
+    ip_op *op = &t->ops[r->op];
+    uint32_t value = op->value == IP_NONE ? f->b->null_sid : op->value;
+    const char *k = key_of(f, op->key);
+    uint32_t found = IP_NONE, other = IP_NONE, aborted = IP_NONE;
+    uint32_t stale = IP_NONE, own_later = IP_NONE, own_earlier = IP_NONE;
+    if (value == f->b->initial_value)
+        found = IP_INIT_TXN;
+    uint32_t head = *vslot(f, op->key, value);
+    for (uint32_t i = head; i != IP_NONE; i = f->vnext[i]) {
+        const ip_op *w = &t->ops[i];
+        if (w->txn == op->txn) {
+            if (i > r->op)
+                own_later = i;
+            else if (i != r->own_before)
+                own_earlier = i;
+            else if (r->own_before != IP_NONE) {
+                op->local = 1;
+                op->from = op->txn;
+                return true;
+            }
+        } else if (!ip_committed(t, w->txn)) {
+            aborted = w->txn;
+        } else if (!w->last) {
+            stale = w->txn;
+        } else if (found == IP_NONE) {
+            found = w->txn;
+        } else if (found != w->txn) {
+            other = w->txn;
+        }
+    }
+    char msg[400];
+    if (other != IP_NONE) {
+        snprintf(msg, sizeof msg, "value %s of key '%s' matches writes of "
+                 "'%s' and '%s'; values must identify their write",
+                 value_text(f, value), k, name_of(f, found),
+                 name_of(f, other));
+        return input_error(f, r, "value", msg);
+    }
+    if (r->own_before != IP_NONE) {
+        if (op->value == IP_NONE) {
+            op->local = 1;        /* no value to compare: read own write */
+            op->from = op->txn;
+            return true;
+        }
+        snprintf(msg, sizeof msg, "reads value %s of key '%s' after writing "
+                 "%s to it", value_text(f, value), k,
+                 value_text(f, t->ops[r->own_before].value));
+        if (own_earlier != IP_NONE)
+            return anomaly(f, r, IP_AN_NOT_LATEST_WRITE, op->txn, "value",
+                           msg);
+        if (found != IP_NONE)
+            return anomaly(f, r, IP_AN_NOT_OWN_WRITE, found, "value", msg);
+        return anomaly(f, r, own_later != IP_NONE ? IP_AN_FUTURE_READ
+                                                  : IP_AN_THIN_AIR,
+                       IP_NONE, "value", msg);
+    }
+    if (found != IP_NONE) {
+        op->from = found;
+        return true;
+    }
+    snprintf(msg, sizeof msg, "value %s of key '%s' matches no committed "
+             "last write", value_text(f, value), k);
+    if (aborted != IP_NONE)
+        return anomaly(f, r, IP_AN_ABORTED_READ, aborted, "value", msg);
+    if (own_later != IP_NONE)
+        return anomaly(f, r, IP_AN_FUTURE_READ, op->txn, "value", msg);
+    if (stale != IP_NONE)
+        return anomaly(f, r, IP_AN_NOT_LATEST_WRITE, stale, "value", msg);
+    return anomaly(f, r, IP_AN_THIN_AIR, IP_NONE, "value", msg);
+}
+
+static bool resolve_read(finisher *f, const read_ctx *r)
+{
+    const pending_op *p = &f->b->ops[f->handle_of_op[r->op]];
+    uint32_t w = IP_NONE;
+    if (p->from_txn != IP_NONE) {
+        w = f->final_of[p->from_txn];
+    } else if (p->from_sid != IP_NONE) {
+        uint32_t h = f->b->txn_of_sid[p->from_sid];
+        if (h == IP_NONE) {
+            char msg[320];
+            snprintf(msg, sizeof msg, "unknown transaction '%s'",
+                     f->t->strings[p->from_sid]);
+            return input_error(f, r, "from", msg);
+        }
+        w = f->final_of[h];
+    }
+    return w != IP_NONE ? resolve_named(f, r, w) : resolve_by_value(f, r);
+}
+
+/* Walk each transaction in program order, remembering its own writes. */
+static bool resolve_reads(finisher *f)
+{
+    ip_trace *t = f->t;
+    uint32_t *writes_key = f->stamp;   /* stamped id+1: txn writes key */
+    uint32_t *seen = calloc(f->b->n_keys ? f->b->n_keys : 1, sizeof *seen);
+    if (!seen)
+        return fail_oom(f);
+    for (uint32_t id = 1; id < t->n_txns; id++) {
+        const ip_txn *x = &t->txns[id];
+        uint32_t end = x->op_first + x->op_count;
+        for (uint32_t i = x->op_first; i < end; i++)
+            if (t->ops[i].kind == IP_WRITE)
+                writes_key[t->ops[i].key] = id + 1;
+        for (uint32_t i = x->op_first; i < end; i++) {
+            ip_op *op = &t->ops[i];
+            if (op->kind == IP_WRITE) {
+                seen[op->key] = id + 1;
+                f->slot[op->key] = i;
+                continue;
+            }
+            read_ctx r = {.op = i,
+                          .own_before = seen[op->key] == id + 1
+                                            ? f->slot[op->key] : IP_NONE,
+                          .own_writes_key = writes_key[op->key] == id + 1};
+            if (!resolve_read(f, &r)) {
+                free(seen);
+                return false;
+            }
+        }
+    }
+    free(seen);
+    return true;
+}
+
+/* ---- events, writer lists, key sets ------------------------------------ */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool derive_events(finisher *f)
+{
+    ip_trace *t = f->t;
+    uint32_t n = t->n_keys;
+    for (uint32_t i = 0; i < t->n_ops; i++) {
+        const ip_op *op = &t->ops[i];
+        n += ip_committed(t, op->txn) &&
+             (op->kind == IP_WRITE ? op->last
+                                   : !op->local && !f->anomalous[i]);
+    }
+    t->events = malloc((n ? n : 1) * sizeof *t->events);
+    if (!t->events)
+        return fail_oom(f);
+    t->txns[0].ev_first = 0;
+    for (uint32_t k = 0; k < t->n_keys; k++)
+        t->events[k] = (ip_event){.kind = IP_WRITE, .key = k, .txn = 0,
+                                  .writer = IP_NONE, .op = IP_NONE};
+    t->txns[0].ev_count = t->n_keys;
+    uint32_t e = t->n_keys;
+    for (uint32_t id = 1; id < t->n_txns; id++) {
+        ip_txn *x = &t->txns[id];
+        ip_session *s = &t->sessions[x->session];
+        x->ev_first = e;
+        if (x->status != IP_COMMITTED)
+            continue;
+        for (uint32_t i = x->op_first; i < x->op_first + x->op_count; i++) {
+            const ip_op *op = &t->ops[i];
+            bool is_event = op->kind == IP_WRITE
+                                ? op->last : !op->local && !f->anomalous[i];
+            if (!is_event)
+                continue;
+            t->events[e++] = (ip_event){
+                .kind = op->kind, .key = op->key, .txn = id,
+                .writer = op->kind == IP_READ ? op->from : IP_NONE,
+                .op = i, .pos = s->ev_count++};
+        }
+        x->ev_count = e - x->ev_first;
+    }
+    t->n_events = e;
+    return true;
+}
+
+static bool derive_key_sets(finisher *f)
+{
+    ip_trace *t = f->t;
+    uint32_t n_w = 0;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        n_w += t->events[e].kind == IP_WRITE;
+    t->wkeys = malloc((n_w ? n_w : 1) * sizeof *t->wkeys);
+    t->wkey_event = malloc((n_w ? n_w : 1) * sizeof *t->wkey_event);
+    t->key_writer_first = calloc(t->n_keys + 1, sizeof(uint32_t));
+    t->key_writer = malloc((n_w ? n_w : 1) * sizeof(uint32_t));
+    t->key_writer_event = malloc((n_w ? n_w : 1) * sizeof(uint32_t));
+    if (!t->wkeys || !t->wkey_event || !t->key_writer_first ||
+        !t->key_writer || !t->key_writer_event)
+        return fail_oom(f);
+    uint32_t w = 0;
+    for (uint32_t id = 0; id < t->n_txns; id++) {
+        ip_txn *x = &t->txns[id];
+        x->wkey_first = w;
+        for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
+            if (t->events[e].kind == IP_WRITE) {
+                t->wkeys[w] = t->events[e].key;
+                f->slot[t->events[e].key] = e;
+                w++;
+                t->key_writer_first[t->events[e].key + 1]++;
+            }
+        x->wkey_count = w - x->wkey_first;
+        qsort(t->wkeys + x->wkey_first, x->wkey_count, sizeof *t->wkeys,
+              cmp_u32);
+        for (uint32_t i = x->wkey_first; i < w; i++)
+            t->wkey_event[i] = f->slot[t->wkeys[i]];
+    }
+    t->n_wkeys = w;
+    for (uint32_t k = 0; k < t->n_keys; k++)
+        t->key_writer_first[k + 1] += t->key_writer_first[k];
+    memcpy(f->stamp, t->key_writer_first, t->n_keys * sizeof *f->stamp);
+    for (uint32_t id = 0; id < t->n_txns; id++) {
+        const ip_txn *x = &t->txns[id];
+        for (uint32_t i = x->wkey_first; i < x->wkey_first + x->wkey_count;
+             i++) {
+            uint32_t at = f->stamp[t->wkeys[i]]++;
+            t->key_writer[at] = id;
+            t->key_writer_event[at] = t->wkey_event[i];
+        }
+    }
+    return true;
+}
+
+/* ---- finish ------------------------------------------------------------- */
+
+static bool has_committed(const ip_builder *b)
+{
+    for (uint32_t h = 1; h < b->n_txns; h++)
+        if (b->txns[h].status == IP_COMMITTED)
+            return true;
+    return false;
+}
+
+static bool adopt_strings(finisher *f)
+{
+    ip_builder *b = f->b;
+    ip_trace *t = f->t;
+    t->strings = b->in.strings;
+    t->n_strings = b->in.n;
+    t->arena = b->in.arena;
+    b->in.strings = NULL;
+    b->in.arena = NULL;
+    t->initial_name = b->initial_sid;
+    t->n_keys = b->n_keys;
+    t->key_ids = malloc((b->n_keys ? b->n_keys : 1) * sizeof *t->key_ids);
+    if (!t->key_ids)
+        return fail_oom(f);
+    memcpy(t->key_ids, b->key_sid, b->n_keys * sizeof *t->key_ids);
+    return true;
+}
+
+ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
+{
+    if (!has_committed(b)) {
+        ip_fail(err, "%s: empty trace: no committed transaction", b->file);
+        ip_builder_free(b);
+        return NULL;
+    }
+    finisher f = {.b = b, .err = err};
+    f.t = calloc(1, sizeof *f.t);
+    uint32_t nk = b->n_keys ? b->n_keys : 1;
+    f.stamp = calloc(nk, sizeof *f.stamp);
+    f.slot = calloc(nk, sizeof *f.slot);
+    bool ok = f.t && f.stamp && f.slot && number_txns(&f) && group_ops(&f) &&
+              adopt_strings(&f) && (mark_last_writes(&f), index_writes(&f)) &&
+              resolve_reads(&f) &&
+              derive_events(&f) && derive_key_sets(&f);
+    if (!f.t || !f.stamp || !f.slot)
+        ip_fail(err, "out of memory");
+    free(f.final_of);
+    free(f.handle_of_op);
+    free(f.stamp);
+    free(f.slot);
+    free(f.vhead);
+    free(f.vnext);
+    free(f.anomalous);
+    ip_builder_free(b);
+    if (!ok) {
+        ip_trace_free(f.t);
+        return NULL;
+    }
+    return f.t;
+}

@@ -1,0 +1,35 @@
+/*
+ * intern.h - string interning for the trace builder (internal).
+ *
+ * Strings live in an arena of large blocks so that a million distinct
+ * values cost a handful of allocations; ids are dense, in first-seen
+ * order.  The table hands its arena and string array over to the trace.
+ */
+#ifndef ISOPREDICT_INTERN_H
+#define ISOPREDICT_INTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ip_arena_block {
+    struct ip_arena_block *next;
+    size_t used, size;
+    char data[];
+} ip_arena_block;
+
+typedef struct ip_intern {
+    char **strings;           /* id -> string */
+    uint32_t n, cap;
+    uint32_t *slots;          /* open addressing: id + 1, 0 = empty */
+    uint32_t n_slots;         /* power of two */
+    ip_arena_block *arena;
+} ip_intern;
+
+/* All return false / IP_NONE only when out of memory. */
+int ip_intern_init(ip_intern *in);
+uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len);
+uint32_t ip_intern_find(const ip_intern *in, const char *s, size_t len);
+void ip_intern_free(ip_intern *in);
+void ip_arena_free(ip_arena_block *a);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * read_json.c - the canonical JSON trace format (TRACE_FORMAT.md), with
+ * cJSON.  Every error names the JSON path of the offending element.
+ */
+#include "trace.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct json_reader {
+    const char *path;
+    ip_builder *b;
+    ip_error *err;
+} json_reader;
+
+/* cJSON prints numbers and literals; strings keep their quotes so that a
+ * value round-trips with its JSON type. */
+static char *scalar_text(const cJSON *v)
+{
+    return cJSON_PrintUnformatted(v);
+}
+
+static bool is_scalar(const cJSON *v)
+{
+    return cJSON_IsString(v) || cJSON_IsNumber(v) || cJSON_IsBool(v) ||
+           cJSON_IsNull(v);
+}
+
+static bool type_error(json_reader *r, const char *where, const char *what)
+{
+    return ip_fail(r->err, "%s: %s: %s", r->path, where, what);
+}
+
+/* A required non-empty string member. */
+static const char *get_id(json_reader *r, const cJSON *obj, const char *name,
+                          const char *where)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    char at[256];
+    snprintf(at, sizeof at, "%s.%s", where, name);
+    if (!v)
+        return type_error(r, at, "missing required field"), NULL;
+    if (!cJSON_IsString(v))
+        return type_error(r, at, "must be a string"), NULL;
+    if (!*v->valuestring)
+        return type_error(r, at, "must not be empty"), NULL;
+    return v->valuestring;
+}
+
+static bool read_op(json_reader *r, uint32_t txn, const cJSON *op,
+                    const char *where)
+{
+    if (!cJSON_IsObject(op))
+        return type_error(r, where, "must be an object");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(op, "op");
+    char at[256];
+    snprintf(at, sizeof at, "%s.op", where);
+    if (!kind)
+        return type_error(r, at, "missing required field");
+    if (!cJSON_IsString(kind) || (strcmp(kind->valuestring, "read") &&
+                                  strcmp(kind->valuestring, "write")))
+        return type_error(r, at, "must be \"read\" or \"write\"");
+    ip_op_kind k = kind->valuestring[0] == 'r' ? IP_READ : IP_WRITE;
+    const char *key = get_id(r, op, "key", where);
+    if (!key)
+        return false;
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(op, "value");
+    snprintf(at, sizeof at, "%s.value", where);
+    if (value && !is_scalar(value))
+        return type_error(r, at, "must be a JSON scalar");
+    const cJSON *from = cJSON_GetObjectItemCaseSensitive(op, "from");
+    snprintf(at, sizeof at, "%s.from", where);
+    if (from && k == IP_WRITE)
+        return type_error(r, at, "a write has no \"from\"");
+    if (from && (!cJSON_IsString(from) || !*from->valuestring))
+        return type_error(r, at, "must be a non-empty transaction id");
+    char *text = value ? scalar_text(value) : NULL;
+    if (value && !text)
+        return ip_fail(r->err, "out of memory");
+    bool ok = ip_builder_op(r->b, txn, k, key, text,
+                            from ? from->valuestring : NULL, 0, r->err);
+    cJSON_free(text);
+    return ok;
+}
+
+static bool read_txn(json_reader *r, uint32_t session, const cJSON *tx,
+                     const char *where)
+{
+    if (!cJSON_IsObject(tx))
+        return type_error(r, where, "must be an object");
+    const char *id = get_id(r, tx, "id", where);
+    if (!id)
+        return false;
+    ip_status status = IP_COMMITTED;
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(tx, "status");
+    if (st) {
+        char at[256];
+        snprintf(at, sizeof at, "%s.status", where);
+        if (!cJSON_IsString(st) || (strcmp(st->valuestring, "committed") &&
+                                    strcmp(st->valuestring, "aborted")))
+            return type_error(r, at, "must be \"committed\" or \"aborted\"");
+        status = st->valuestring[0] == 'a' ? IP_ABORTED : IP_COMMITTED;
+    }
+    uint32_t txn = ip_builder_txn(r->b, session, id, status, 0, r->err);
+    if (txn == IP_NONE)
+        return false;
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(tx, "ops");
+    char at[256];
+    snprintf(at, sizeof at, "%s.ops", where);
+    if (!ops)
+        return type_error(r, at, "missing required field");
+    if (!cJSON_IsArray(ops))
+        return type_error(r, at, "must be an array");
+    int i = 0;
+    for (const cJSON *op = ops->child; op; op = op->next, i++) {
+        char opat[256];
+        snprintf(opat, sizeof opat, "%s.ops[%d]", where, i);
+        if (!read_op(r, txn, op, opat))
+            return false;
+    }
+    return true;
+}
+
+static bool read_session(json_reader *r, const cJSON *s, const char *where)
+{
+    if (!cJSON_IsObject(s))
+        return type_error(r, where, "must be an object");
+    const char *id = get_id(r, s, "id", where);
+    if (!id)
+        return false;
+    uint32_t session = ip_builder_session(r->b, id, r->err);
+    if (session == IP_NONE)
+        return false;
+    const cJSON *txns = cJSON_GetObjectItemCaseSensitive(s, "transactions");
+    char at[256];
+    snprintf(at, sizeof at, "%s.transactions", where);
+    if (!txns)
+        return type_error(r, at, "missing required field");
+    if (!cJSON_IsArray(txns))
+        return type_error(r, at, "must be an array");
+    int i = 0;
+    for (const cJSON *tx = txns->child; tx; tx = tx->next, i++) {
+        char txat[256];
+        snprintf(txat, sizeof txat, "%s.transactions[%d]", where, i);
+        if (!read_txn(r, session, tx, txat))
+            return false;
+    }
+    return true;
+}
+
+/* Line and column of a byte offset, for cJSON's parse error position. */
+static void line_col(const char *data, size_t off, unsigned *line,
+                     unsigned *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (data[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else {
+            ++*col;
+        }
+    }
+}
+
+static bool check_header(json_reader *r, const cJSON *root,
+                         const char **initial)
+{
+    if (!cJSON_IsObject(root))
+        return type_error(r, "(root)", "a trace must be a JSON object");
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root,
+                                                        "isopredict_trace");
+    if (!ver)
+        return type_error(r, "isopredict_trace",
+                          "missing required field (the schema version, 1)");
+    if (!cJSON_IsNumber(ver) || ver->valuedouble != 1)
+        return type_error(r, "isopredict_trace",
+                          "unsupported schema version (only 1 exists)");
+    const cJSON *init = cJSON_GetObjectItemCaseSensitive(root, "initial");
+    *initial = "init";
+    if (init) {
+        if (!cJSON_IsString(init) || !*init->valuestring)
+            return type_error(r, "initial",
+                              "must be a non-empty transaction id");
+        *initial = init->valuestring;
+    }
+    return true;
+}
+
+ip_trace *ip_read_json(const char *path, const char *data, size_t len,
+                       ip_mode mode, ip_error *err)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    if (!root) {
+        unsigned line, col;
+        size_t off = end && end >= data ? (size_t)(end - data) : 0;
+        line_col(data, off < len ? off : len, &line, &col);
+        ip_fail(err, "%s:%u:%u: malformed JSON", path, line, col);
+        return NULL;
+    }
+    json_reader r = {.path = path, .err = err};
+    const char *initial;
+    const cJSON *sessions;
+    ip_trace *t = NULL;
+    if (!check_header(&r, root, &initial))
+        goto out;
+    sessions = cJSON_GetObjectItemCaseSensitive(root, "sessions");
+    if (!sessions) {
+        type_error(&r, "sessions", "missing required field");
+        goto out;
+    }
+    if (!cJSON_IsArray(sessions)) {
+        type_error(&r, "sessions", "must be an array");
+        goto out;
+    }
+    r.b = ip_builder_new(path, initial, mode);
+    if (!r.b) {
+        ip_fail(err, "out of memory");
+        goto out;
+    }
+    int i = 0;
+    for (const cJSON *s = sessions->child; s; s = s->next, i++) {
+        char at[64];
+        snprintf(at, sizeof at, "sessions[%d]", i);
+        if (!read_session(&r, s, at)) {
+            ip_builder_free(r.b);
+            goto out;
+        }
+    }
+    t = ip_builder_finish(r.b, err);
+out:
+    cJSON_Delete(root);
+    return t;
+}

@@ -1,0 +1,82 @@
+/* trace.c - queries over a finished trace, errors, and freeing it. */
+#include "trace.h"
+#include "intern.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+bool ip_fail(ip_error *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+const char *ip_anomaly_name(ip_anomaly_kind kind)
+{
+    switch (kind) {
+    case IP_AN_THIN_AIR: return "thin-air read";
+    case IP_AN_ABORTED_READ: return "aborted read";
+    case IP_AN_FUTURE_READ: return "future read";
+    case IP_AN_NOT_OWN_WRITE: return "not own write";
+    case IP_AN_NOT_LATEST_WRITE: return "not latest write";
+    }
+    return "unknown anomaly";
+}
+
+uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key)
+{
+    const ip_txn *x = &t->txns[txn];
+    uint32_t lo = x->wkey_first, hi = x->wkey_first + x->wkey_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->wkeys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < x->wkey_first + x->wkey_count && t->wkeys[lo] == key)
+        return t->wkey_event[lo];
+    return IP_NONE;
+}
+
+bool ip_so(const ip_trace *t, uint32_t a, uint32_t b)
+{
+    if (a == b || b == IP_INIT_TXN)
+        return false;
+    if (a == IP_INIT_TXN)
+        return true;
+    return t->txns[a].session == t->txns[b].session && a < b;
+}
+
+uint32_t ip_committed_count(const ip_trace *t)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 1; i < t->n_txns; i++)
+        n += t->txns[i].status == IP_COMMITTED;
+    return n;
+}
+
+void ip_trace_free(ip_trace *t)
+{
+    if (!t)
+        return;
+    free(t->strings);
+    ip_arena_free(t->arena);
+    free(t->sessions);
+    free(t->txns);
+    free(t->ops);
+    free(t->events);
+    free(t->key_ids);
+    free(t->key_writer_first);
+    free(t->key_writer);
+    free(t->key_writer_event);
+    free(t->wkeys);
+    free(t->wkey_event);
+    free(t->anomalies);
+    free(t);
+}

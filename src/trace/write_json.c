@@ -1,0 +1,109 @@
+/*
+ * write_json.c - a trace as canonical JSON.  Reads always carry an explicit
+ * "from", so the output reads back to the same trace whatever the input
+ * format resolved by value.
+ */
+#include "trace.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+static bool add_value(cJSON *obj, const ip_trace *t, uint32_t value)
+{
+    if (value == IP_NONE)
+        return true;
+    cJSON *v = cJSON_Parse(ip_str(t, value));
+    if (!v)       /* not JSON text (cannot come from our readers): a string */
+        v = cJSON_CreateString(ip_str(t, value));
+    return v && cJSON_AddItemToObject(obj, "value", v);
+}
+
+static cJSON *op_json(const ip_trace *t, const ip_op *op)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool ok = cJSON_AddStringToObject(o, "op", op->kind == IP_READ
+                                                   ? "read" : "write") &&
+              cJSON_AddStringToObject(o, "key", ip_key_name(t, op->key));
+    if (ok && op->kind == IP_READ && op->from != IP_NONE)
+        ok = cJSON_AddStringToObject(o, "from", ip_txn_name(t, op->from));
+    if (ok)
+        ok = add_value(o, t, op->value);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *txn_json(const ip_trace *t, uint32_t id)
+{
+    const ip_txn *x = &t->txns[id];
+    cJSON *o = cJSON_CreateObject();
+    cJSON *ops = cJSON_CreateArray();
+    bool ok = o && ops &&
+              cJSON_AddStringToObject(o, "id", ip_txn_name(t, id)) &&
+              cJSON_AddStringToObject(o, "status",
+                                      x->status == IP_ABORTED ? "aborted"
+                                                              : "committed");
+    for (uint32_t i = 0; ok && i < x->op_count; i++) {
+        cJSON *op = op_json(t, &t->ops[x->op_first + i]);
+        ok = op && cJSON_AddItemToArray(ops, op);
+    }
+    if (ok && cJSON_AddItemToObject(o, "ops", ops))
+        return o;
+    cJSON_Delete(ops);
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static cJSON *session_json(const ip_trace *t, uint32_t s)
+{
+    const ip_session *ss = &t->sessions[s];
+    cJSON *o = cJSON_CreateObject();
+    cJSON *txns = cJSON_CreateArray();
+    bool ok = o && txns && cJSON_AddStringToObject(o, "id", ip_str(t, ss->name));
+    for (uint32_t i = 0; ok && i < ss->txn_count; i++) {
+        cJSON *tx = txn_json(t, ss->txn_first + i);
+        ok = tx && cJSON_AddItemToArray(txns, tx);
+    }
+    if (ok && cJSON_AddItemToObject(o, "transactions", txns))
+        return o;
+    cJSON_Delete(txns);
+    cJSON_Delete(o);
+    return NULL;
+}
+
+void *ip_trace_to_cjson(const ip_trace *t)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *sessions = cJSON_CreateArray();
+    bool ok = root && sessions &&
+              cJSON_AddNumberToObject(root, "isopredict_trace", 1) &&
+              cJSON_AddStringToObject(root, "initial",
+                                      ip_str(t, t->initial_name));
+    for (uint32_t s = 0; ok && s < t->n_sessions; s++) {
+        cJSON *so = session_json(t, s);
+        ok = so && cJSON_AddItemToArray(sessions, so);
+    }
+    if (ok && cJSON_AddItemToObject(root, "sessions", sessions))
+        return root;
+    cJSON_Delete(sessions);
+    cJSON_Delete(root);
+    return NULL;
+}
+
+bool ip_write_json(const ip_trace *t, FILE *out)
+{
+    cJSON *root = ip_trace_to_cjson(t);
+    if (!root)
+        return false;
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return false;
+    bool ok = fputs(text, out) >= 0 && fputc('\n', out) != EOF;
+    cJSON_free(text);
+    return ok;
+}
