@@ -1,0 +1,275 @@
+/* Unit tests of the trace builder, the JSON reader and the JSON writer. */
+#include "trace.h"
+
+#include <CUnit/Basic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ip_trace *parse(const char *json, ip_mode mode, ip_error *err)
+{
+    return ip_read_json("t.json", json, strlen(json), mode, err);
+}
+
+/* A trace with one session per transaction list given. */
+static char *wrap(const char *txns_c1, const char *txns_c2)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf,
+             "{\"isopredict_trace\":1,\"sessions\":["
+             "{\"id\":\"c1\",\"transactions\":[%s]}%s%s%s]}",
+             txns_c1, txns_c2 ? ",{\"id\":\"c2\",\"transactions\":[" : "",
+             txns_c2 ? txns_c2 : "", txns_c2 ? "]}" : "");
+    return buf;
+}
+
+static uint32_t txn_named(const ip_trace *t, const char *name)
+{
+    for (uint32_t i = 0; i < t->n_txns; i++)
+        if (!strcmp(ip_txn_name(t, i), name))
+            return i;
+    return IP_NONE;
+}
+
+static uint32_t key_named(const ip_trace *t, const char *name)
+{
+    for (uint32_t k = 0; k < t->n_keys; k++)
+        if (!strcmp(ip_key_name(t, k), name))
+            return k;
+    return IP_NONE;
+}
+
+static void expect_error(const char *json, ip_mode mode, const char *where,
+                         const char *what)
+{
+    ip_error err = {{0}};
+    ip_trace *t = parse(json, mode, &err);
+    CU_ASSERT_PTR_NULL(t);
+    ip_trace_free(t);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, where));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, what));
+    if (!strstr(err.msg, where) || !strstr(err.msg, what))
+        fprintf(stderr, "\n  got: %s\n  want: %s ... %s\n", err.msg, where,
+                what);
+}
+
+static void test_structure(void)
+{
+    /* sessions declared c1 then c2, txns interleaved in the file order */
+    const char *json = wrap(
+        "{\"id\":\"a1\",\"ops\":[{\"op\":\"read\",\"key\":\"x\"},"
+        "{\"op\":\"write\",\"key\":\"y\",\"value\":1},"
+        "{\"op\":\"write\",\"key\":\"x\",\"value\":2},"
+        "{\"op\":\"write\",\"key\":\"y\",\"value\":3},"
+        "{\"op\":\"read\",\"key\":\"y\"}]},"
+        "{\"id\":\"a2\",\"ops\":[{\"op\":\"read\",\"key\":\"y\",\"value\":3}]}",
+        "{\"id\":\"b1\",\"ops\":[{\"op\":\"read\",\"key\":\"x\",\"from\":\"a1\"}]}");
+    ip_error err = {{0}};
+    ip_trace *t = parse(json, IP_STRICT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(t->n_sessions, 2);
+    CU_ASSERT_EQUAL(t->n_txns, 4);
+    uint32_t a1 = txn_named(t, "a1"), a2 = txn_named(t, "a2"),
+             b1 = txn_named(t, "b1");
+    CU_ASSERT_EQUAL(a1, 1);
+    CU_ASSERT_EQUAL(a2, 2);
+    CU_ASSERT_EQUAL(b1, 3);
+    CU_ASSERT_TRUE(ip_so(t, a1, a2));
+    CU_ASSERT_FALSE(ip_so(t, a2, a1));
+    CU_ASSERT_FALSE(ip_so(t, a1, b1));
+    CU_ASSERT_TRUE(ip_so(t, IP_INIT_TXN, b1));
+    uint32_t x = key_named(t, "x"), y = key_named(t, "y");
+    /* a1: read x (event, from init), last write y (3), write x; the write
+     * of y=1 is not last, the read of y is local */
+    const ip_txn *ta1 = &t->txns[a1];
+    CU_ASSERT_EQUAL(ta1->op_count, 5);
+    CU_ASSERT_EQUAL(ta1->ev_count, 3);
+    const ip_event *e = &t->events[ta1->ev_first];
+    CU_ASSERT(e[0].kind == IP_READ && e[0].key == x && e[0].writer == 0);
+    CU_ASSERT(e[1].kind == IP_WRITE && e[1].key == x && e[1].pos == 1);
+    CU_ASSERT(e[2].kind == IP_WRITE && e[2].key == y && e[2].pos == 2);
+    CU_ASSERT_TRUE(t->ops[ta1->op_first + 4].local);
+    CU_ASSERT_EQUAL(t->ops[ta1->op_first + 4].from, a1);
+    /* a2 continues a1's positions; reads y=3 from a1 by value */
+    const ip_event *e2 = &t->events[t->txns[a2].ev_first];
+    CU_ASSERT_EQUAL(e2[0].writer, a1);
+    CU_ASSERT_EQUAL(e2[0].pos, 3);
+    CU_ASSERT_EQUAL(t->events[t->txns[b1].ev_first].pos, 0);
+    /* writer lists and key sets */
+    CU_ASSERT_EQUAL(t->key_writer_first[x + 1] - t->key_writer_first[x], 2);
+    CU_ASSERT_EQUAL(t->key_writer[t->key_writer_first[x]], 0);
+    CU_ASSERT_EQUAL(t->key_writer[t->key_writer_first[x] + 1], a1);
+    CU_ASSERT_NOT_EQUAL(ip_write_event(t, a1, y), IP_NONE);
+    CU_ASSERT_EQUAL(t->events[ip_write_event(t, a1, y)].key, y);
+    CU_ASSERT_EQUAL(ip_write_event(t, a2, y), IP_NONE);
+    CU_ASSERT_NOT_EQUAL(ip_write_event(t, IP_INIT_TXN, y), IP_NONE);
+    CU_ASSERT_EQUAL(ip_committed_count(t), 3);
+    ip_trace_free(t);
+}
+
+static void test_round_trip(void)
+{
+    const char *json = wrap(
+        "{\"id\":\"a1\",\"ops\":[{\"op\":\"read\",\"key\":\"x\",\"value\":null},"
+        "{\"op\":\"write\",\"key\":\"x\",\"value\":\"s\"}]},"
+        "{\"id\":\"a2\",\"status\":\"aborted\",\"ops\":[{\"op\":\"write\",\"key\":\"x\",\"value\":true}]}",
+        "{\"id\":\"b1\",\"ops\":[{\"op\":\"read\",\"key\":\"x\",\"value\":\"s\"},"
+        "{\"op\":\"write\",\"key\":\"z\",\"value\":1.5}]}");
+    ip_error err = {{0}};
+    ip_trace *t = parse(json, IP_STRICT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char *out1 = NULL, *out2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    FILE *f = open_memstream(&out1, &n1);
+    CU_ASSERT_TRUE(ip_write_json(t, f));
+    fclose(f);
+    ip_trace *u = ip_read_json("out.json", out1, n1, IP_STRICT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    f = open_memstream(&out2, &n2);
+    CU_ASSERT_TRUE(ip_write_json(u, f));
+    fclose(f);
+    CU_ASSERT_STRING_EQUAL(out1, out2);
+    CU_ASSERT_EQUAL(t->n_events, u->n_events);
+    for (uint32_t i = 0; i < t->n_events && i < u->n_events; i++) {
+        CU_ASSERT_EQUAL(t->events[i].writer, u->events[i].writer);
+        CU_ASSERT_EQUAL(t->events[i].txn, u->events[i].txn);
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(out1, "\"aborted\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out1, "1.5"));
+    free(out1);
+    free(out2);
+    ip_trace_free(t);
+    ip_trace_free(u);
+}
+
+static void test_input_errors(void)
+{
+    expect_error("{\"isopredict_trace\":1,\"sessions\":[", IP_STRICT,
+                 "t.json:1:", "malformed JSON");
+    expect_error("{\"sessions\":[]}", IP_STRICT, "isopredict_trace",
+                 "missing required field");
+    expect_error("{\"isopredict_trace\":2,\"sessions\":[]}", IP_STRICT,
+                 "isopredict_trace", "unsupported schema version");
+    expect_error("{\"isopredict_trace\":1,\"sessions\":[]}", IP_STRICT,
+                 "t.json", "empty trace");
+    expect_error(wrap("{\"id\":7,\"ops\":[]}", NULL), IP_STRICT,
+                 "sessions[0].transactions[0].id", "must be a string");
+    expect_error(wrap("{\"id\":\"t\"}", NULL), IP_STRICT,
+                 "sessions[0].transactions[0].ops", "missing required field");
+    expect_error(wrap("{\"id\":\"t\",\"ops\":[{\"op\":\"read\"}]}", NULL),
+                 IP_STRICT, "transactions[0].ops[0].key",
+                 "missing required field");
+    expect_error(wrap("{\"id\":\"t\",\"ops\":[]}", "{\"id\":\"t\",\"ops\":[]}"),
+                 IP_STRICT, "sessions[1].transactions[0].id",
+                 "duplicate transaction id 't'");
+    expect_error(wrap("{\"id\":\"init\",\"ops\":[]}", NULL), IP_STRICT,
+                 "sessions[0].transactions[0].id", "initial transaction");
+    expect_error(wrap("{\"id\":\"t\",\"ops\":[{\"op\":\"read\",\"key\":\"k\","
+                      "\"from\":\"nope\"}]}", NULL),
+                 IP_STRICT, "transactions[0].ops[0].from",
+                 "unknown transaction 'nope'");
+    expect_error(wrap("{\"id\":\"t\",\"ops\":[{\"op\":\"read\",\"key\":\"k\","
+                      "\"value\":[1]}]}", NULL),
+                 IP_STRICT, "ops[0].value", "must be a JSON scalar");
+}
+
+static void test_resolution_errors(void)
+{
+    const char *w1 = "{\"id\":\"w1\",\"ops\":[{\"op\":\"write\",\"key\":\"k\",\"value\":1}]}";
+    char buf[1024];
+    /* value matching zero and several writes */
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"ops\":[{\"op\":\"read\","
+             "\"key\":\"k\",\"value\":9}]}", w1);
+    expect_error(wrap(buf, NULL), IP_STRICT, "transactions[1].ops[0].value",
+                 "thin-air read");
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"w2\",\"ops\":[{\"op\":\"write\","
+             "\"key\":\"k\",\"value\":1}]},{\"id\":\"r\",\"ops\":[{\"op\":"
+             "\"read\",\"key\":\"k\",\"value\":1}]}", w1);
+    expect_error(wrap(buf, NULL), IP_STRICT, "transactions[2].ops[0].value",
+                 "matches writes of 'w1' and 'w2'");
+    /* read from an aborted transaction, named and by value */
+    const char *ab = "{\"id\":\"ab\",\"status\":\"aborted\",\"ops\":[{\"op\":"
+                     "\"write\",\"key\":\"k\",\"value\":5}]}";
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"ops\":[{\"op\":\"read\","
+             "\"key\":\"k\",\"from\":\"ab\"}]}", ab);
+    expect_error(wrap(buf, NULL), IP_STRICT, "transactions[1].ops[0].from",
+                 "aborted transaction 'ab'");
+    /* a key the writer never wrote */
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"ops\":[{\"op\":\"read\","
+             "\"key\":\"other\",\"from\":\"w1\"}]}", w1);
+    expect_error(wrap(buf, NULL), IP_STRICT, "ops[0].from",
+                 "'w1', which never writes 'other'");
+    /* future read inside a transaction */
+    expect_error(wrap("{\"id\":\"t\",\"ops\":[{\"op\":\"read\",\"key\":\"k\","
+                      "\"from\":\"t\"},{\"op\":\"write\",\"key\":\"k\"}]}", NULL),
+                 IP_STRICT, "transactions[0].ops[0].from", "future read");
+    /* not own write: wrote k, then read another's write */
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"ops\":[{\"op\":\"write\","
+             "\"key\":\"k\",\"value\":2},{\"op\":\"read\",\"key\":\"k\","
+             "\"from\":\"w1\"}]}", w1);
+    expect_error(wrap(buf, NULL), IP_STRICT, "transactions[1].ops[1].from",
+                 "not own write");
+    /* an intermediate write */
+    expect_error(wrap("{\"id\":\"w\",\"ops\":[{\"op\":\"write\",\"key\":\"k\","
+                      "\"value\":1},{\"op\":\"write\",\"key\":\"k\",\"value\":2}]},"
+                      "{\"id\":\"r\",\"ops\":[{\"op\":\"read\",\"key\":\"k\","
+                      "\"value\":1}]}", NULL),
+                 IP_STRICT, "transactions[1].ops[0].value", "not latest write");
+}
+
+static void test_lenient_anomalies(void)
+{
+    const char *json = wrap(
+        "{\"id\":\"ab\",\"status\":\"aborted\",\"ops\":[{\"op\":\"write\","
+        "\"key\":\"k\",\"value\":5}]},"
+        "{\"id\":\"r\",\"ops\":[{\"op\":\"read\",\"key\":\"k\",\"value\":5},"
+        "{\"op\":\"read\",\"key\":\"k\",\"value\":7}]}", NULL);
+    ip_error err = {{0}};
+    ip_trace *t = parse(json, IP_LENIENT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(t->n_anomalies, 2);
+    CU_ASSERT_EQUAL(t->anomalies[0].kind, IP_AN_ABORTED_READ);
+    CU_ASSERT_EQUAL(t->anomalies[0].writer, txn_named(t, "ab"));
+    CU_ASSERT_EQUAL(t->anomalies[1].kind, IP_AN_THIN_AIR);
+    /* anomalous reads are not events */
+    CU_ASSERT_EQUAL(t->txns[txn_named(t, "r")].ev_count, 0);
+    ip_trace_free(t);
+}
+
+static void test_builder_api(void)
+{
+    ip_error err = {{0}};
+    ip_builder *b = ip_builder_new("h.txt", "t0", IP_STRICT);
+    ip_builder_set_initial_value(b, "0");
+    uint32_t s = ip_builder_session(b, "1", &err);
+    uint32_t t1 = ip_builder_txn(b, s, "1, 0", IP_COMMITTED, 3, &err);
+    CU_ASSERT_TRUE(ip_builder_op(b, t1, IP_READ, "k", "0", NULL, 3, &err));
+    CU_ASSERT_TRUE(ip_builder_op_from_id(b, t1, IP_WRITE, "k", "4", IP_NONE,
+                                         4, &err));
+    CU_ASSERT_EQUAL(ip_builder_find_txn(b, "1, 0"), t1);
+    CU_ASSERT_EQUAL(ip_builder_find_txn(b, "t0"), IP_INIT_TXN);
+    CU_ASSERT_EQUAL(ip_builder_find_txn(b, "zz"), IP_NONE);
+    uint32_t t2 = ip_builder_txn(b, s, "1, 1", IP_COMMITTED, 5, &err);
+    CU_ASSERT_TRUE(ip_builder_op(b, t2, IP_READ, "k", "3", NULL, 5, &err));
+    ip_trace *t = ip_builder_finish(b, &err);
+    CU_ASSERT_PTR_NULL(t);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "h.txt:5:"));
+    ip_trace_free(t);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("builder", NULL, NULL);
+    CU_add_test(s, "structure", test_structure);
+    CU_add_test(s, "round trip", test_round_trip);
+    CU_add_test(s, "input errors", test_input_errors);
+    CU_add_test(s, "resolution errors", test_resolution_errors);
+    CU_add_test(s, "lenient anomalies", test_lenient_anomalies);
+    CU_add_test(s, "builder api", test_builder_api);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
