@@ -1,0 +1,71 @@
+/* edges.c - the edge list of co' and its so u wr base. */
+#include "weak.h"
+
+#include <stdlib.h>
+
+bool wk_push(wk_edges *g, uint32_t from, uint32_t to, ip_edge_kind kind,
+             uint32_t key, uint32_t via)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 1024;
+        ip_edge *e = realloc(g->e, cap * sizeof *e);
+        if (!e)
+            return false;
+        g->e = e;
+        g->cap = cap;
+    }
+    g->e[g->n++] = (ip_edge){.from = from, .to = to, .kind = (uint8_t)kind,
+                             .key = key, .via = via, .forced = 0};
+    return true;
+}
+
+void wk_edges_free(wk_edges *g)
+{
+    free(g->e);
+    *g = (wk_edges){0};
+}
+
+static bool add_so(const ip_trace *t, wk_edges *g)
+{
+    for (uint32_t s = 0; s < t->n_sessions; s++) {
+        uint32_t prev = IP_INIT_TXN;
+        const ip_session *ss = &t->sessions[s];
+        for (uint32_t x = ss->txn_first; x < ss->txn_first + ss->txn_count;
+             x++) {
+            if (!ip_committed(t, x))
+                continue;
+            if (!wk_push(g, prev, x, IP_EDGE_SO, IP_NONE, IP_NONE))
+                return false;
+            prev = x;
+        }
+    }
+    return true;
+}
+
+/* wr edges from txn 0 are implied by so and left out. */
+static bool add_wr(const ip_trace *t, wk_edges *g, uint32_t *seen)
+{
+    for (uint32_t x = 1; x < t->n_txns; x++) {
+        if (!ip_committed(t, x))
+            continue;
+        const ip_txn *tx = &t->txns[x];
+        for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++) {
+            const ip_event *ev = &t->events[e];
+            if (!wk_read_event(t, ev) || ev->writer == IP_INIT_TXN ||
+                seen[ev->writer] == x)
+                continue;
+            seen[ev->writer] = x;
+            if (!wk_push(g, ev->writer, x, IP_EDGE_WR, ev->key, IP_NONE))
+                return false;
+        }
+    }
+    return true;
+}
+
+bool wk_add_so_wr(const ip_trace *t, wk_edges *g)
+{
+    uint32_t *seen = calloc(t->n_txns, sizeof *seen);
+    bool ok = seen && add_so(t, g) && add_wr(t, g, seen);
+    free(seen);
+    return ok;
+}

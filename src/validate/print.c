@@ -1,0 +1,91 @@
+/* print.c - the human-readable verdict: one summary line, then each
+ * read-consistency anomaly and each witness cycle edge by edge. */
+#include "validate.h"
+
+static const char *result_word(ip_check_result r)
+{
+    switch (r) {
+    case IP_CHECK_OK: return "satisfies";
+    case IP_CHECK_VIOLATION: return "violates";
+    case IP_CHECK_UNKNOWN: return "could not decide";
+    default: return "failed to check";
+    }
+}
+
+static void print_anomaly(const ip_trace *t, const ip_anomaly *a, FILE *out)
+{
+    const ip_op *op = &t->ops[a->op];
+    fprintf(out, "  %s: %s reads %s (op %u", ip_anomaly_name(a->kind),
+            ip_txn_name(t, op->txn), ip_key_name(t, op->key),
+            a->op - t->txns[op->txn].op_first);
+    if (op->line)
+        fprintf(out, ", line %u", op->line);
+    if (a->writer != IP_NONE)
+        fprintf(out, ") from %s\n", ip_txn_name(t, a->writer));
+    else
+        fprintf(out, ") from no write\n");
+}
+
+/* Why the inferred edge t2 -> t1 holds, in the words of the axiom. */
+static const char *co_reason(ip_level lvl)
+{
+    switch (lvl) {
+    case IP_LVL_RC: return "after reading from";
+    case IP_LVL_RA: return "and reads from or follows in session";
+    default: return "and happens after";
+    }
+}
+
+static void print_edge(const ip_trace *t, ip_level lvl, const ip_edge *e,
+                       FILE *out)
+{
+    const char *from = ip_txn_name(t, e->from), *to = ip_txn_name(t, e->to);
+    switch ((ip_edge_kind)e->kind) {
+    case IP_EDGE_SO:
+        fprintf(out, "    %s -so-> %s: same session, in this order\n", from,
+                to);
+        break;
+    case IP_EDGE_WR:
+        fprintf(out, "    %s -wr(%s)-> %s: %s reads %s from %s\n", from,
+                ip_key_name(t, e->key), to, to, ip_key_name(t, e->key), from);
+        break;
+    case IP_EDGE_WW:
+        fprintf(out, "    %s -ww(%s)-> %s: both write %s%s\n", from,
+                ip_key_name(t, e->key), to, ip_key_name(t, e->key),
+                e->forced ? " (order forced)" : "");
+        break;
+    case IP_EDGE_RW:
+        fprintf(out, "    %s -rw(%s)-> %s: %s reads %s from %s, "
+                "overwritten by %s\n", from, ip_key_name(t, e->key), to, from,
+                ip_key_name(t, e->key), ip_txn_name(t, e->via), to);
+        break;
+    case IP_EDGE_CO:
+        fprintf(out, "    %s -co(%s)-> %s: %s reads %s from %s %s %s, "
+                "which writes %s too\n", from, ip_key_name(t, e->key), to,
+                ip_txn_name(t, e->via), ip_key_name(t, e->key), to,
+                co_reason(lvl), from, ip_key_name(t, e->key));
+        break;
+    }
+}
+
+void ip_verdict_print(const ip_trace *t, const ip_verdict *v, FILE *out)
+{
+    fprintf(out, "%s %s (%u transactions, checked in %.0f ms)\n",
+            result_word(v->result), ip_level_name(v->level),
+            ip_committed_count(t), v->seconds * 1e3);
+    if (t->n_anomalies)
+        fprintf(out, "%u read-consistency anomal%s:\n", t->n_anomalies,
+                t->n_anomalies == 1 ? "y" : "ies");
+    for (uint32_t i = 0; i < t->n_anomalies; i++)
+        print_anomaly(t, &t->anomalies[i], out);
+    for (uint32_t i = 0; i < v->n_cycles; i++) {
+        const ip_cycle *c = &v->cycles[i];
+        uint32_t inferred = 0;
+        for (uint32_t j = 0; j < c->n_edges; j++)
+            inferred += c->edges[j].kind == IP_EDGE_CO;
+        fprintf(out, "cycle %u (%u edges, %u inferred):\n", i + 1,
+                c->n_edges, inferred);
+        for (uint32_t j = 0; j < c->n_edges; j++)
+            print_edge(t, v->level, &c->edges[j], out);
+    }
+}

@@ -1,0 +1,82 @@
+/*
+ * weak.h - internals of the weak checkers (rc, ra, causal): the inferred
+ * commit relation co' as an edge list, the saturation passes that fill it,
+ * and the graph algorithms that judge it.  Not part of the public contract.
+ *
+ * Only committed transactions and their read events count (the trace has
+ * already dropped local and anomalous reads from its events).  Edges that
+ * are implied by session order are never stored: txn 0 precedes all.
+ */
+#ifndef ISOPREDICT_WEAK_H
+#define ISOPREDICT_WEAK_H
+
+#include "validate.h"
+
+/* A growing list of labelled edges (ip_edge without the `forced` flag). */
+typedef struct wk_edges {
+    ip_edge *e;
+    size_t n, cap;
+} wk_edges;
+
+bool wk_push(wk_edges *g, uint32_t from, uint32_t to, ip_edge_kind kind,
+             uint32_t key, uint32_t via);
+void wk_edges_free(wk_edges *g);
+
+/* True iff event ev of committed txn t is a read that the checkers use:
+ * it reads a committed write of another transaction. */
+static inline bool wk_read_event(const ip_trace *t, const ip_event *ev)
+{
+    return ev->kind == IP_READ && ev->writer != IP_NONE &&
+           ev->writer != ev->txn && ev->writer < t->n_txns &&
+           ip_committed(t, ev->writer);
+}
+
+/* so between consecutive committed txns (txn 0 to each session's first)
+ * and one wr edge per (writer, reader) pair, labelled with the first key. */
+bool wk_add_so_wr(const ip_trace *t, wk_edges *g);
+
+/* Saturation passes: append the inferred CO edges of each axiom. */
+bool wk_saturate_rc(const ip_trace *t, wk_edges *g);
+bool wk_saturate_ra(const ip_trace *t, wk_edges *g);
+/* vc: the vector clocks of wk_vector_clocks. */
+bool wk_saturate_cc(const ip_trace *t, const uint32_t *vc, wk_edges *g);
+
+/* Happens-before vector clocks over committed txns, n_txns * n_sessions
+ * entries: vc[t * k + s] is the so-latest txn of session s that reaches t
+ * by so u wr (t itself for its own session), 0 for none.  `topo` is a
+ * topological order of so u wr. */
+uint32_t *wk_vector_clocks(const ip_trace *t, const uint32_t *topo,
+                           uint32_t n_topo);
+
+/* Adjacency in compressed rows, out-edges of node v are
+ * edge[first[v] .. first[v+1]) as indices into the edge list. */
+typedef struct wk_csr {
+    uint32_t *first;   /* n + 1 */
+    uint32_t *edge;    /* n_edges */
+    uint32_t n;
+} wk_csr;
+
+bool wk_csr_build(wk_csr *c, uint32_t n_nodes, const wk_edges *g);
+void wk_csr_free(wk_csr *c);
+
+/* Topological order of the committed txns (txn 0 first); returns the
+ * number ordered: fewer than the committed txns + 1 means a cycle.
+ * `order` must hold n_txns entries. */
+uint32_t wk_topo_order(const ip_trace *t, const wk_edges *g,
+                       const wk_csr *c, uint32_t *order);
+
+/* Strongly connected components of (c, e): comp[v] for every node (NULL
+ * when out of memory) and their number in *n_comp. */
+uint32_t *wk_scc_of(const wk_csr *c, const ip_edge *e, uint32_t *n_comp);
+
+/* Fill v->cycles with one cycle per non-trivial SCC of g (at most max,
+ * 0 = no limit), each with as few CO edges as the search finds. */
+bool wk_cycles(const ip_trace *t, const wk_edges *g, uint32_t max,
+               ip_verdict *v);
+
+/* The whole weak check of one level, anomalies included. */
+ip_check_result wk_check(const ip_trace *t, ip_level lvl,
+                         const ip_check_opts *opts, ip_verdict *out,
+                         ip_error *err);
+
+#endif
