@@ -1,0 +1,190 @@
+/*
+ * format.c - format names, format detection and the reading entry points
+ * (ip_read_buffer, ip_read_file) that dispatch to the readers.
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    ip_format fmt;
+    const char *name;
+} FORMATS[] = {
+    {IP_FMT_AUTO, "auto"},
+    {IP_FMT_JSON, "json"},
+    {IP_FMT_ISOPREDICT_TEXT, "isopredict-text"},
+    {IP_FMT_PLUME, "plume"},
+    {IP_FMT_AWDIT_TEST, "awdit-test"},
+    {IP_FMT_DOT, "dot"},
+};
+
+#define N_FORMATS (sizeof FORMATS / sizeof FORMATS[0])
+
+bool ip_format_parse(const char *name, ip_format *out)
+{
+    for (size_t i = 0; name && i < N_FORMATS; i++) {
+        if (strcmp(name, FORMATS[i].name) == 0) {
+            *out = FORMATS[i].fmt;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *ip_format_name(ip_format f)
+{
+    for (size_t i = 0; i < N_FORMATS; i++)
+        if (FORMATS[i].fmt == f)
+            return FORMATS[i].name;
+    return "unknown";
+}
+
+static bool has_suffix(const char *path, const char *suffix)
+{
+    size_t n = strlen(path), m = strlen(suffix);
+    return n >= m && strcmp(path + n - m, suffix) == 0;
+}
+
+static bool starts(const char *p, const char *e, const char *lit)
+{
+    size_t n = strlen(lit);
+    return (size_t)(e - p) >= n && memcmp(p, lit, n) == 0;
+}
+
+/* The format the first non-blank bytes look like, or IP_FMT_AUTO. */
+static ip_format sniff(const char *data, size_t len)
+{
+    const char *p = data, *e = data + len;
+    if (starts(p, e, "\xEF\xBB\xBF"))      /* UTF-8 byte order mark */
+        p += 3;
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    if (starts(p, e, "{"))
+        return IP_FMT_JSON;
+    static const char *const text[] = {"WRITE KEY[", "READ KEY[", "INSERT[",
+                                       "DELETE[", "CONTAINS["};
+    for (size_t i = 0; i < sizeof text / sizeof *text; i++)
+        if (starts(p, e, text[i]))
+            return IP_FMT_ISOPREDICT_TEXT;
+    if (starts(p, e, "r(") || starts(p, e, "w("))
+        return IP_FMT_PLUME;
+    if (starts(p, e, "r ") || starts(p, e, "w ") || starts(p, e, "r\t") ||
+        starts(p, e, "w\t") || starts(p, e, "-") || starts(p, e, "="))
+        return IP_FMT_AWDIT_TEST;
+    return IP_FMT_AUTO;
+}
+
+ip_format ip_format_detect(const char *path, const char *data, size_t len)
+{
+    /* .txt is shared by isopredict-text and awdit-test: sniff those */
+    if (path && has_suffix(path, ".json"))
+        return IP_FMT_JSON;
+    if (path && has_suffix(path, ".plume"))
+        return IP_FMT_PLUME;
+    return sniff(data, len);
+}
+
+static ip_trace *undetected(const char *path, const char *data, size_t len,
+                            ip_error *err)
+{
+    const char *p = data, *e = data + len;
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    if (p == e)
+        ip_fail(err, "%s: empty input: no trace", path);
+    else if (has_suffix(path, ".xz") || has_suffix(path, ".gz") ||
+             has_suffix(path, ".zst"))
+        ip_fail(err, "%s: compressed input is not supported; decompress it "
+                "first (e.g. xz -dk)", path);
+    else
+        ip_fail(err, "%s: cannot tell the trace format from the name or the "
+                "first bytes; give --format json, isopredict-text, plume or "
+                "awdit-test", path);
+    return NULL;
+}
+
+ip_trace *ip_read_buffer(const char *path, const char *data, size_t len,
+                         ip_format fmt, ip_mode mode, ip_error *err)
+{
+    if (!path)
+        path = "<input>";
+    if (fmt == IP_FMT_AUTO)
+        fmt = ip_format_detect(path, data, len);
+    switch (fmt) {
+    case IP_FMT_JSON:
+        return ip_read_json(path, data, len, mode, err);
+    case IP_FMT_ISOPREDICT_TEXT:
+        return ip_read_isopredict_text(path, data, len, mode, err);
+    case IP_FMT_PLUME:
+        return ip_read_plume(path, data, len, mode, err);
+    case IP_FMT_AWDIT_TEST:
+        return ip_read_awdit_test(path, data, len, mode, err);
+    case IP_FMT_DOT:
+        ip_fail(err, "%s: dot is an output format; it cannot be read", path);
+        return NULL;
+    case IP_FMT_AUTO:
+        break;
+    }
+    return undetected(path, data, len, err);
+}
+
+/* Whole contents of f into a malloc'd buffer (NUL-terminated for the
+ * convenience of parsers that want it); NULL with errno set on failure. */
+static char *slurp(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    for (;;) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (ferror(f)) {
+            int e = errno ? errno : EIO;
+            free(buf);
+            errno = e;
+            return NULL;
+        }
+        if (feof(f))
+            break;
+        if (n + 1 == cap) {
+            char *p = cap * 2 > cap ? realloc(buf, cap * 2) : NULL;
+            if (!p) {
+                free(buf);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = p;
+            cap *= 2;
+        }
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
+                       ip_error *err)
+{
+    bool std_in = strcmp(path, "-") == 0;
+    const char *name = std_in ? "<stdin>" : path;
+    FILE *f = std_in ? stdin : fopen(path, "rb");
+    if (!f) {
+        ip_fail(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    errno = 0;
+    size_t len = 0;
+    char *data = slurp(f, &len);
+    int saved = errno;
+    if (!std_in)
+        fclose(f);
+    if (!data) {
+        ip_fail(err, "%s: cannot read: %s", name, strerror(saved));
+        return NULL;
+    }
+    ip_trace *t = ip_read_buffer(name, data, len, fmt, mode, err);
+    free(data);
+    return t;
+}
