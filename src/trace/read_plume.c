@@ -50,8 +50,9 @@ static bool parse_record(const char *p, const char *e, plume_line *l,
         if (!ip_scan_u64(&p, e, field[i]))
             goto fail;
         *want = "','";
-        if (p >= e || *p++ != ',')
+        if (p >= e || *p != ',')
             goto fail;
+        p++;
     }
     l->aborted = p < e && *p == '-';
     if (l->aborted) {

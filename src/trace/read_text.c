@@ -36,10 +36,12 @@ typedef struct text_line {
     const char *set, *set_end;    /* set name S, NULL for plain keys */
 } text_line;
 
-/* A cursor over one line; on a mismatch `want` says what was expected. */
+/* A cursor over one line; on a mismatch `want` says what was expected,
+ * quoted in the message when `literal`. */
 typedef struct cursor {
     const char *p, *e;
     const char *want;
+    bool literal;
 } cursor;
 
 static bool expect(cursor *c, const char *lit)
@@ -51,6 +53,7 @@ static bool expect(cursor *c, const char *lit)
         return true;
     }
     c->want = lit;
+    c->literal = true;
     return false;
 }
 
@@ -233,9 +236,10 @@ static bool read_lines(text_reader *r, const char *data, size_t len)
         text_line l;
         if (!parse_line(&c, &l)) {
             char ex[64];
-            return ip_fail(r->err, "%s:%u: column %u: expected %s in '%s'",
-                           r->path, in.no, (unsigned)(c.p - s) + 1, c.want,
-                           ip_excerpt(s, e, ex));
+            const char *q = c.literal ? "'" : "";
+            return ip_fail(r->err, "%s:%u: column %u: expected %s%s%s in "
+                           "'%s'", r->path, in.no, (unsigned)(c.p - s) + 1,
+                           q, c.want, q, ip_excerpt(s, e, ex));
         }
         if (!add_line(r, &l, in.no))
             return false;

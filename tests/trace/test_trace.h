@@ -1,0 +1,28 @@
+/* test_trace.h - shared helpers of the tests/trace unit tests. */
+#ifndef TEST_TRACE_H
+#define TEST_TRACE_H
+
+#include "trace.h"
+
+#include <CUnit/CUnit.h>
+
+/* Whole file in a malloc'd buffer, or NULL. */
+char *slurp_file(const char *path, size_t *len);
+
+/* Transaction / key index by name, IP_NONE when absent. */
+uint32_t txn_named(const ip_trace *t, const char *name);
+uint32_t key_named(const ip_trace *t, const char *name);
+
+/* The writer of the first read of `key` in txn `reader` (by names). */
+const char *writer_of(const ip_trace *t, const char *reader, const char *key);
+
+/* Read src with reader fmt expecting failure; assert the message holds
+ * both `where` and `what`. */
+void expect_read_error(ip_format fmt, const char *src, const char *where,
+                       const char *what);
+
+void add_corpus_tests(CU_pSuite s);
+void add_reader_tests(CU_pSuite s);
+void add_output_tests(CU_pSuite s);
+
+#endif
