@@ -1,0 +1,134 @@
+/*
+ * consistency.c - may the open transaction read a key from a writer?
+ *
+ * The store runs transactions serially, so execution order is a commit
+ * order co that already contains so and wr.  With co fixed, each model's
+ * axiom becomes a condition on each read of key k from t2 in t3
+ * (SEMANTICS.md "Models"):
+ *   causal  every t1 writing k with hb(t1, t3) commits before t2.  hb(., t3)
+ *           grows with each read of t3, so a new read may also break an
+ *           earlier read of t3: both directions are checked.
+ *   rc      every t1 writing k that an earlier read of t3 read from
+ *           commits before t2.
+ * If every read satisfies its condition, co witnesses the model.  Per-key
+ * scratch of the open transaction keeps both checks incremental:
+ *   wmax[k]  latest writer of k among hb(., t3)            (causal)
+ *   rmin[k]  earliest writer t3 read k from, IP_NONE if none (causal)
+ *   bmax[k]  latest writer of k among t3's writers so far  (rc)
+ * Txn 0 writes every key and precedes everything, hence the 0 defaults.
+ */
+#include "store_internal.h"
+
+#include <string.h>
+
+bool kv_txn_writes(const kv_store *st, uint32_t txn, uint32_t key)
+{
+    const kv_txn *x = &st->txns[txn];
+    uint32_t lo = 0, hi = x->n_wkeys;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (x->wkeys[mid] == key)
+            return true;
+        if (x->wkeys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+kv_value kv_written_value(const kv_store *st, uint32_t txn, uint32_t key)
+{
+    const kv_txn *x = &st->txns[txn];
+    for (uint32_t i = x->op_count; i-- > 0;) {
+        const kv_op *op = &st->ops[x->op_first + i];
+        if (op->kind == IP_WRITE && op->key == key)
+            return op->value;
+    }
+    return KV_ABSENT;
+}
+
+static void note_hb_writer(kv_store *st, uint32_t u)
+{
+    const kv_txn *x = &st->txns[u];
+    for (uint32_t i = 0; i < x->n_wkeys; i++)
+        if (st->wmax[x->wkeys[i]] < u)
+            st->wmax[x->wkeys[i]] = u;
+}
+
+void kv_cons_begin(kv_store *st, kv_txn *tx)
+{
+    uint64_t *row = kv_hb_row(st, tx->id);
+    uint32_t prev = st->last_committed[tx->session];
+    memset(row, 0, st->hb_words * sizeof *row);
+    if (prev != 0)
+        memcpy(row, kv_hb_row(st, prev), st->hb_words * sizeof *row);
+    kv_set_bit(row, prev);
+    kv_set_bit(row, 0);
+    for (uint32_t k = 0; k < st->n_keys; k++) {
+        st->wmax[k] = 0;
+        st->rmin[k] = IP_NONE;
+        st->bmax[k] = 0;
+    }
+    for (uint32_t u = 1; u < tx->id; u++)
+        if (kv_bit(row, u))
+            note_hb_writer(st, u);
+}
+
+/* causal: would adding w and hb(w) to hb(., t3) break a read of t3? */
+static bool causal_allows(const kv_store *st, const kv_txn *tx, uint32_t key,
+                          uint32_t w)
+{
+    if (st->wmax[key] > w)
+        return false;
+    const uint64_t *row = kv_hb_row(st, tx->id), *wrow = kv_hb_row(st, w);
+    for (uint32_t u = 1; u <= w; u++) {
+        if ((u != w && !kv_bit(wrow, u)) || kv_bit(row, u))
+            continue;
+        const kv_txn *x = &st->txns[u];
+        for (uint32_t i = 0; i < x->n_wkeys; i++) {
+            uint32_t k = x->wkeys[i], r = st->rmin[k];
+            if (k == key && w < r)
+                r = w;
+            if (r != IP_NONE && u > r)
+                return false;
+        }
+    }
+    return true;
+}
+
+bool kv_cons_allows(const kv_store *st, const kv_txn *tx, uint32_t key,
+                    uint32_t writer)
+{
+    if (st->model == KV_MODEL_RC)
+        return st->bmax[key] <= writer;
+    return causal_allows(st, tx, key, writer);
+}
+
+void kv_cons_read(kv_store *st, kv_txn *tx, uint32_t key, uint32_t w)
+{
+    uint64_t *row = kv_hb_row(st, tx->id);
+    const uint64_t *wrow = kv_hb_row(st, w);
+    for (uint32_t u = 1; u <= w && w != 0; u++) {
+        if ((u != w && !kv_bit(wrow, u)) || kv_bit(row, u))
+            continue;
+        kv_set_bit(row, u);
+        note_hb_writer(st, u);
+    }
+    if (w < st->rmin[key])
+        st->rmin[key] = w;
+    const kv_txn *x = &st->txns[w];
+    for (uint32_t i = 0; i < x->n_wkeys; i++)
+        if (st->bmax[x->wkeys[i]] < w)
+            st->bmax[x->wkeys[i]] = w;
+}
+
+uint32_t kv_cons_latest_allowed(const kv_store *st, const kv_txn *tx,
+                                uint32_t key)
+{
+    const kv_versions *v = &st->versions[key];
+    for (uint32_t i = v->n; i-- > 0;)
+        if (kv_cons_allows(st, tx, key, v->txn[i]))
+            return v->txn[i];
+    return 0;
+}
