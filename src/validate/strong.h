@@ -1,0 +1,77 @@
+/*
+ * strong.h - exact checkers for serializability (ser) and snapshot
+ * isolation (si).  Internal to src/validate: the ip_check dispatcher calls
+ * ip_check_ser / ip_check_si; the predictor may use
+ * ip_serial_order_is_valid.
+ *
+ * Model (committed transactions only, txn 0 first and writing every key):
+ * so and wr are known, the write order ww of every key is unknown, and
+ * rw(r, w) holds when r reads k from tw and ww_k(tw, w), w != r.
+ *   ser: some choice of ww makes so ∪ wr ∪ ww ∪ rw acyclic;
+ *   si:  some choice makes (so ∪ wr ∪ ww) ; rw? acyclic (Adya: only cycles
+ *        with two adjacent rw edges are allowed).
+ *
+ * How (strong_*.c): a graph of "points" - one per transaction for ser, a
+ * start and a commit point per transaction for si (base edges go from
+ * commit to start, rw edges from start to commit, start precedes commit),
+ * which turns the si composition into plain acyclicity.  Then
+ *   1. keys whose writers form a chain of direct so/wr evidence (e.g.
+ *      read-modify-write mini-transactions) get their order without
+ *      search; if every key is such, the check is one topological sort;
+ *   2. for the other keys every undecided writer pair is pruned with
+ *      reachability: an order whose implied ww/rw edges would close a cycle
+ *      fixes the other order, to a fixpoint;
+ *   3. what is left goes to Z3 (integer rank per point, one Boolean per
+ *      undecided pair), bounded by opts->timeout_ms.
+ * Witnesses: ser success: serial order; si success: commit order (both txn
+ * 0 first, every committed txn once).  Violation: one cycle whose ww edges
+ * are forced=1 when every valid choice has them, forced=0 when they are one
+ * (arbitrary) completion of the undecided orders - the cycle exists under
+ * that completion, and every completion has some cycle.
+ *
+ * Ownership: out's arrays are malloc'ed; ip_verdict_free releases them.
+ * Errors: IP_CHECK_ERROR with err set on out of memory or a Z3 failure;
+ * IP_CHECK_UNKNOWN when Z3 gave up.  No global state.
+ */
+#ifndef ISOPREDICT_STRONG_H
+#define ISOPREDICT_STRONG_H
+
+#include "validate.h"
+
+ip_check_result ip_check_ser(const ip_trace *t, const ip_check_opts *opts,
+                             ip_verdict *out, ip_error *err);
+ip_check_result ip_check_si(const ip_trace *t, const ip_check_opts *opts,
+                            ip_verdict *out, ip_error *err);
+
+/* True iff `order` lists every committed transaction exactly once (txn 0,
+ * if present, first), respects session order, and executing it serially
+ * every read event reads the latest preceding committed write of its key
+ * (txn 0 wrote every key before all). */
+bool ip_serial_order_is_valid(const ip_trace *t, const uint32_t *order,
+                              uint32_t n);
+
+/* What the strong checker did, for tests and --verbose output. */
+typedef struct ip_strong_stats {
+    uint32_t keys_total;      /* keys with at least one non-initial writer */
+    uint32_t keys_chained;    /* keys ordered by direct so/wr evidence */
+    uint64_t pairs_total;     /* writer pairs of the other keys */
+    uint64_t pairs_pruned;    /* of those, fixed by reachability pruning */
+    uint32_t prune_passes;
+    uint64_t pairs_solver;    /* left to the solver */
+    uint32_t solver_calls;    /* 0 when decided without Z3 */
+} ip_strong_stats;
+
+/* Knobs for tests: switch phases off to exercise the later ones. */
+typedef struct ip_strong_opts {
+    bool no_chains;           /* do not order keys by direct evidence */
+    bool no_pruning;          /* send every undecided pair to the solver */
+} ip_strong_opts;
+
+/* The checker behind ip_check_ser/si; si selects the level.  stats and
+ * sopts may be NULL. */
+ip_check_result ip_check_strong(const ip_trace *t, bool si,
+                                const ip_check_opts *opts,
+                                const ip_strong_opts *sopts, ip_verdict *out,
+                                ip_strong_stats *stats, ip_error *err);
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * strong_prune.c - fix writer orders whose alternative would close a cycle
+ * with edges every valid choice has (veristrong's 1-width cycles, cobra's
+ * constraint pruning).  An order "a before b" is blocked when one of its
+ * implied edges x -> y has y reaching x already.  One order blocked fixes
+ * the other; both blocked means every completion is cyclic.  Passes repeat
+ * until nothing changes.
+ *
+ * Reachability: bitsets over the "targets" (the sources x of implied
+ * edges), filled in reverse topological order, in chunks of targets so
+ * memory stays bounded: O(points * targets / 64) word operations a pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "strong_graph.h"
+
+#define MAX_PASSES 64
+#define BITSET_BUDGET_WORDS (8u << 20)   /* 64 MiB of reachability bits */
+
+typedef struct reach {
+    const sg_ctx *c;
+    uint32_t *tgt;            /* point -> target id, or IP_NONE */
+    uint32_t n_tgt;
+    uint64_t *bits;           /* n_points rows of `words` words */
+    uint32_t words, base;     /* chunk: target ids base .. base+64*words */
+    uint8_t *blocked;         /* parallel to c->ord: option (a,b) blocked */
+} reach;
+
+static void decide(sg_ctx *c, uint32_t uk, uint32_t a, uint32_t b)
+{
+    *sg_ord(c, uk, a, b) = 1;
+    *sg_ord(c, uk, b, a) = -1;
+}
+
+static uint64_t undecided_pairs(const sg_ctx *c)
+{
+    uint64_t n = 0;
+    for (uint32_t uk = 0; uk < c->n_ukeys; uk++) {
+        uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t j = i + 1; j < m; j++)
+                n += *sg_ord(c, uk, i, j) == 0;
+    }
+    return n;
+}
+
+/* Calls fn on both orders of every undecided pair. */
+typedef bool (*pair_fn)(reach *r, uint32_t uk, uint32_t i, uint32_t j);
+static bool each_open_order(reach *r, pair_fn fn)
+{
+    const sg_ctx *c = r->c;
+    for (uint32_t uk = 0; uk < c->n_ukeys; uk++) {
+        uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t j = 0; j < m; j++)
+                if (i != j && *sg_ord(c, uk, i, j) == 0 && !fn(r, uk, i, j))
+                    return false;
+    }
+    return true;
+}
+
+static uint32_t writer(const sg_ctx *c, uint32_t uk, uint32_t i)
+{
+    return c->uk_w[c->uk_first[uk] + i];
+}
+
+static bool mark_target(void *env, const sg_edge *e)
+{
+    reach *r = env;
+    if (r->tgt[e->from] == IP_NONE)
+        r->tgt[e->from] = r->n_tgt++;
+    return true;
+}
+
+static bool mark_order_targets(reach *r, uint32_t uk, uint32_t i, uint32_t j)
+{
+    const sg_ctx *c = r->c;
+    return sg_option_edges(c, c->uk_key[uk], writer(c, uk, i),
+                           writer(c, uk, j), 0, mark_target, r);
+}
+
+/* fn result false = stop: the edge closes a cycle in this chunk. */
+static bool edge_open(void *env, const sg_edge *e)
+{
+    const reach *r = env;
+    uint32_t id = r->tgt[e->from];
+    if (id < r->base || id >= r->base + 64u * r->words)
+        return true;
+    id -= r->base;
+    const uint64_t *row = r->bits + (size_t)e->to * r->words;
+    return !((row[id / 64] >> (id % 64)) & 1);
+}
+
+static bool test_order(reach *r, uint32_t uk, uint32_t i, uint32_t j)
+{
+    const sg_ctx *c = r->c;
+    uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
+    uint8_t *bl = &r->blocked[c->uk_ord[uk] + (uint64_t)i * m + j];
+    if (!*bl && !sg_option_edges(c, c->uk_key[uk], writer(c, uk, i),
+                                 writer(c, uk, j), 0, edge_open, r))
+        *bl = 1;
+    return true;
+}
+
+static void fill_chunk(reach *r)
+{
+    const sg_graph *g = &r->c->g;
+    uint32_t w = r->words;
+    for (uint32_t k = g->n_points; k-- > 0;) {
+        uint32_t p = g->topo[k];
+        uint64_t *row = r->bits + (size_t)p * w;
+        memset(row, 0, w * sizeof *row);
+        uint32_t id = r->tgt[p];
+        if (id != IP_NONE && id >= r->base && id < r->base + 64u * w)
+            row[(id - r->base) / 64] |= (uint64_t)1 << ((id - r->base) % 64);
+        for (uint32_t i = g->out_first[p]; i < g->out_first[p + 1]; i++) {
+            const uint64_t *q = r->bits + (size_t)g->edges[g->out_edge[i]].to * w;
+            for (uint32_t x = 0; x < w; x++)
+                row[x] |= q[x];
+        }
+    }
+}
+
+/* Fill r->blocked for every open order against the current graph. */
+static bool find_blocked(reach *r)
+{
+    const sg_ctx *c = r->c;
+    uint32_t n = c->g.n_points;
+    for (uint32_t p = 0; p < n; p++)
+        r->tgt[p] = IP_NONE;
+    r->n_tgt = 0;
+    each_open_order(r, mark_order_targets);
+    uint32_t need = (r->n_tgt + 63) / 64, fit = BITSET_BUDGET_WORDS / n;
+    r->words = need < fit ? need : fit;
+    if (r->words == 0)
+        r->words = 1;
+    free(r->bits);
+    r->bits = malloc((size_t)n * r->words * sizeof *r->bits);
+    if (!r->bits)
+        return false;
+    memset(r->blocked, 0, c->uk_ord[c->n_ukeys]);
+    for (r->base = 0; r->base < r->n_tgt; r->base += 64u * r->words) {
+        fill_chunk(r);
+        each_open_order(r, test_order);
+    }
+    return true;
+}
+
+/* Apply one pass's findings.  Returns the number of orders fixed, or
+ * UINT64_MAX when a pair has both orders blocked (that order's edges are
+ * then added, closing a cycle). */
+static uint64_t apply_blocked(sg_ctx *c, const reach *r, bool *ok)
+{
+    uint64_t fixed = 0;
+    for (uint32_t uk = 0; uk < c->n_ukeys; uk++) {
+        uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
+        const uint8_t *bl = r->blocked + c->uk_ord[uk];
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t j = i + 1; j < m; j++) {
+                if (*sg_ord(c, uk, i, j) != 0)
+                    continue;
+                bool ij = bl[(uint64_t)i * m + j], ji = bl[(uint64_t)j * m + i];
+                uint32_t a = writer(c, uk, i), b = writer(c, uk, j);
+                if (ij && ji) {
+                    decide(c, uk, i, j);
+                    *ok = sg_add_option(c, c->uk_key[uk], a, b, 0);
+                    return UINT64_MAX;
+                }
+                if (!ij && !ji)
+                    continue;
+                if (ij)
+                    decide(c, uk, j, i);
+                else
+                    decide(c, uk, i, j);
+                if (!(*ok = sg_add_option(c, c->uk_key[uk], ij ? b : a,
+                                          ij ? a : b, 1)))
+                    return 0;
+                fixed++;
+            }
+    }
+    return fixed;
+}
+
+sg_status sg_prune(sg_ctx *c, bool no_pruning)
+{
+    reach r = { .c = c };
+    sg_status st = SG_FAIL;
+    r.tgt = malloc((size_t)(c->g.n_points ? c->g.n_points : 1) * sizeof *r.tgt);
+    r.blocked = malloc(c->uk_ord[c->n_ukeys] ? c->uk_ord[c->n_ukeys] : 1);
+    if (!r.tgt || !r.blocked)
+        goto out;
+    for (;;) {
+        if (!sg_index(&c->g))
+            goto out;
+        if (!c->g.acyclic) {
+            st = SG_CONFLICT;
+            break;
+        }
+        uint64_t open = undecided_pairs(c);
+        c->stats->pairs_solver = open;
+        if (open == 0) {
+            st = SG_DONE;
+            break;
+        }
+        if (no_pruning || c->stats->prune_passes >= MAX_PASSES) {
+            st = SG_OPEN;
+            break;
+        }
+        c->stats->prune_passes++;
+        if (!find_blocked(&r))
+            goto out;
+        bool ok = true;
+        uint64_t fixed = apply_blocked(c, &r, &ok);
+        if (!ok)
+            goto out;
+        if (fixed == UINT64_MAX) {
+            if (!sg_index(&c->g))
+                goto out;
+            st = SG_CONFLICT;
+            if (c->g.acyclic) {   /* both orders blocked yet no cycle */
+                ip_fail(c->err, "ser/si check: internal error: pruning "
+                                "conflict without a cycle");
+                st = SG_FAIL;
+            }
+            break;
+        }
+        c->stats->pairs_pruned += fixed;
+        if (fixed == 0) {
+            st = SG_OPEN;
+            break;
+        }
+    }
+out:
+    if (st == SG_FAIL && c->err->msg[0] == '\0')
+        sg_oom(c);
+    free(r.tgt);
+    free(r.blocked);
+    free(r.bits);
+    return st;
+}

@@ -1,0 +1,455 @@
+/*
+ * test_strong.c - unit tests of the ser/si checkers: classic anomalies,
+ * the solver-free path for mini-transaction histories, the solver path,
+ * and a seeded random comparison with brute force.  Every verdict's
+ * witness is re-checked independently (ts_ref.c) and with the library's
+ * validators.
+ */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts.h"
+
+enum { SER = 0, SI = 1 };
+
+static const ip_strong_opts configs[] = {
+    { false, false },   /* all phases */
+    { true, false },    /* no chained keys: pruning decides */
+    { true, true },     /* no chains, no pruning: the solver decides */
+};
+#define N_CONFIGS (sizeof configs / sizeof *configs)
+
+/* Check one level under one configuration; returns the result. */
+static ip_check_result check_one(const ip_trace *t, int lvl,
+                                 const ip_strong_opts *so,
+                                 ip_strong_stats *st)
+{
+    ip_verdict v;
+    ip_error err = { "" };
+    ip_check_opts opts = { 0, 0 };
+    ip_check_result r = ip_check_strong(t, lvl == SI, &opts, so, &v, st, &err);
+    CU_ASSERT_EQUAL(v.result, r);
+    CU_ASSERT_EQUAL(v.level, lvl == SI ? IP_LVL_SI : IP_LVL_SER);
+    if (r == IP_CHECK_ERROR)
+        fprintf(stderr, "check error: %s\n", err.msg);
+    /* the reference checks work on small traces only */
+    bool small = t->n_txns <= 16 && t->n_keys <= 16;
+    if (r == IP_CHECK_OK) {
+        CU_ASSERT_EQUAL(v.n_order, ip_committed_count(t) + 1);
+        if (lvl == SER) {
+            CU_ASSERT(ip_serial_order_is_valid(t, v.order, v.n_order));
+            CU_ASSERT(!small || ts_serial_ok(t, v.order, v.n_order));
+        } else {
+            CU_ASSERT(!small || ts_si_commit_order_ok(t, v.order, v.n_order));
+        }
+    }
+    if (r == IP_CHECK_VIOLATION && t->n_anomalies == 0) {
+        CU_ASSERT_EQUAL_FATAL(v.n_cycles, 1);
+        CU_ASSERT(!small || ts_cycle_ok(t, lvl == SI, &v.cycles[0]));
+        CU_ASSERT(ip_cycle_is_valid(t, lvl == SI ? IP_LVL_SI : IP_LVL_SER,
+                                    &v.cycles[0]));
+    }
+    ip_verdict_free(&v);
+    return r;
+}
+
+/* Expected verdicts, checked under every configuration and against the
+ * brute-force references. */
+static void expect(const char *const *spec, bool ser, bool si)
+{
+    ip_trace *t = ts_build(spec);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(ts_bf_ser_orders(t), ser);
+    bool bser, bsi;
+    CU_ASSERT_FATAL(ts_bf_feasible(t) && ts_bf_graph(t, &bser, &bsi));
+    CU_ASSERT_EQUAL(bser, ser);
+    CU_ASSERT_EQUAL(bsi, si);
+    for (size_t c = 0; c < N_CONFIGS; c++) {
+        CU_ASSERT_EQUAL(check_one(t, SER, &configs[c], NULL),
+                        ser ? IP_CHECK_OK : IP_CHECK_VIOLATION);
+        CU_ASSERT_EQUAL(check_one(t, SI, &configs[c], NULL),
+                        si ? IP_CHECK_OK : IP_CHECK_VIOLATION);
+    }
+    ip_trace_free(t);
+}
+
+static void test_serial(void)
+{
+    const char *spec[] = { "a T1 rx:init wx wy", "b T2 rx:T1 ry:T1 wx",
+                           "a T3 rx:T2 ry:T1", "c T4 wz", "c T5 rz:T4", NULL };
+    expect(spec, true, true);
+}
+
+static void test_lost_update(void)
+{
+    const char *spec[] = { "a T1 rx:init wx", "b T2 rx:init wx", NULL };
+    expect(spec, false, false);
+}
+
+static void test_write_skew(void)
+{
+    const char *spec[] = { "a T1 rx:init ry:init wx", "b T2 rx:init ry:init wy",
+                           NULL };
+    expect(spec, false, true);
+}
+
+static void test_long_fork(void)
+{
+    const char *spec[] = { "a T1 wx", "b T2 wy", "c T3 rx:T1 ry:init",
+                           "d T4 rx:init ry:T2", NULL };
+    expect(spec, false, false);
+}
+
+static void test_fractured_read(void)
+{
+    const char *spec[] = { "a T1 wx wy", "b T2 rx:T1 ry:init", NULL };
+    expect(spec, false, false);
+}
+
+static void test_causality_violation(void)
+{
+    const char *spec[] = { "a T1 wx", "b T2 rx:T1 wy", "c T3 ry:T2 rx:init",
+                           NULL };
+    expect(spec, false, false);
+}
+
+static void test_non_repeatable_read(void)
+{
+    const char *spec[] = { "a T1 wx", "b T2 rx:init rx:T1", NULL };
+    expect(spec, false, false);
+}
+
+/* Fekete et al.: allowed by snapshot isolation, not serializable. */
+static void test_read_only_anomaly(void)
+{
+    const char *spec[] = { "a T1 rx:init wx", "b T2 rx:init ry:init wy",
+                           "c T3 rx:T1 ry:init", NULL };
+    expect(spec, false, true);
+}
+
+static void test_session_order(void)
+{
+    /* T2 follows T1 in its session but reads the initial x */
+    const char *spec[] = { "a T1 wx", "a T2 rx:init", NULL };
+    expect(spec, false, false);
+}
+
+static void test_aborted_ignored(void)
+{
+    const char *spec[] = { "a T1 rx:init wx", "b T2! rx:init wx",
+                           "b T3 rx:T1 wx", NULL };
+    expect(spec, true, true);
+}
+
+static void test_blind_writes_need_solver(void)
+{
+    const char *spec[] = { "a T1 wx", "b T2 wx", "c T3 rx:T1", NULL };
+    ip_trace *t = ts_build(spec);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (int lvl = SER; lvl <= SI; lvl++) {
+        ip_strong_stats st;
+        CU_ASSERT_EQUAL(check_one(t, lvl, &configs[0], &st), IP_CHECK_OK);
+        CU_ASSERT_EQUAL(st.solver_calls, 1);
+        CU_ASSERT_EQUAL(st.pairs_solver, 1);
+    }
+    expect(spec, true, true);
+    ip_trace_free(t);
+}
+
+static void test_solver_unsat_path(void)
+{
+    const char *spec[] = { "a T1 wx wy", "b T2 wx wy", "c T3 rx:T1 ry:T2",
+                           NULL };
+    ip_trace *t = ts_build(spec);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    ip_strong_stats st;
+    CU_ASSERT_EQUAL(check_one(t, SER, &configs[2], &st), IP_CHECK_VIOLATION);
+    CU_ASSERT_EQUAL(st.solver_calls, 1);
+    CU_ASSERT_EQUAL(check_one(t, SER, &configs[0], &st), IP_CHECK_VIOLATION);
+    CU_ASSERT_EQUAL(st.solver_calls, 0);   /* pruning suffices */
+    CU_ASSERT(st.pairs_pruned > 0);
+    expect(spec, false, false);
+    ip_trace_free(t);
+}
+
+/* Anomalies recorded by a lenient build fail both levels. */
+static void test_anomalies(void)
+{
+    ip_error err = { "" };
+    ip_builder *b = ip_builder_new("test", "init", IP_LENIENT);
+    uint32_t s = ip_builder_session(b, "a", &err);
+    uint32_t x = ip_builder_txn(b, s, "T1", IP_COMMITTED, 0, &err);
+    CU_ASSERT(ip_builder_op(b, x, IP_WRITE, "k", "1", NULL, 0, &err));
+    CU_ASSERT(ip_builder_op(b, x, IP_READ, "k", "2", NULL, 0, &err));
+    ip_trace *t = ip_builder_finish(b, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_FATAL(t->n_anomalies > 0);
+    ip_verdict v;
+    CU_ASSERT_EQUAL(ip_check_ser(t, NULL, &v, &err), IP_CHECK_VIOLATION);
+    CU_ASSERT_EQUAL(v.n_anomalies, t->n_anomalies);
+    ip_verdict_free(&v);
+    CU_ASSERT_EQUAL(ip_check_si(t, NULL, &v, &err), IP_CHECK_VIOLATION);
+    ip_verdict_free(&v);
+    ip_trace_free(t);
+}
+
+/* ---- mini-transaction histories ---- */
+
+typedef struct rng { uint64_t s; } rng;
+static uint32_t next(rng *r, uint32_t n)
+{
+    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)((r->s >> 33) % n);
+}
+
+/* A serial run of read-modify-write transactions on `per` keys each,
+ * issued by random sessions; `diverge` makes one transaction read a stale
+ * version (a lost update). */
+static ip_trace *mt_history(uint32_t sessions, uint32_t txns, uint32_t keys,
+                            uint32_t per, uint64_t seed, bool diverge)
+{
+    rng r = { seed };
+    ip_error err = { "" };
+    ip_builder *b = ip_builder_new("mt", "init", IP_STRICT);
+    uint32_t *last = calloc(keys, sizeof *last);   /* txn handle; 0 = init */
+    uint32_t *prev = calloc(keys, sizeof *prev);
+    uint32_t *sid = calloc(sessions, sizeof *sid);
+    char name[32], key[32], from[32];
+    for (uint32_t s = 0; s < sessions; s++) {
+        snprintf(name, sizeof name, "s%u", s);
+        sid[s] = ip_builder_session(b, name, &err);
+    }
+    for (uint32_t i = 0; i < txns; i++) {
+        snprintf(name, sizeof name, "t%u", i);
+        uint32_t h = ip_builder_txn(b, sid[next(&r, sessions)], name,
+                                    IP_COMMITTED, 0, &err);
+        uint32_t k0 = next(&r, keys);
+        for (uint32_t j = 0; j < per; j++) {
+            uint32_t k = (k0 + j * 7) % keys;
+            snprintf(key, sizeof key, "k%u", k);
+            uint32_t src = last[k];
+            if (diverge && i == txns / 2 && j == 0 && last[k] != 0)
+                src = prev[k];
+            if (src == 0)
+                snprintf(from, sizeof from, "init");
+            else
+                snprintf(from, sizeof from, "t%u", src - 1);
+            ip_builder_op(b, h, IP_READ, key, NULL, from, 0, &err);
+            ip_builder_op(b, h, IP_WRITE, key, NULL, NULL, 0, &err);
+            prev[k] = last[k];
+            last[k] = i + 1;
+        }
+    }
+    free(last);
+    free(prev);
+    free(sid);
+    ip_trace *t = ip_builder_finish(b, &err);
+    if (!t)
+        fprintf(stderr, "mt_history: %s\n", err.msg);
+    return t;
+}
+
+static void test_mini_transactions_no_solver(void)
+{
+    ip_trace *t = mt_history(4, 300, 12, 2, 7, false);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (int lvl = SER; lvl <= SI; lvl++) {
+        ip_strong_stats st;
+        CU_ASSERT_EQUAL(check_one(t, lvl, &configs[0], &st), IP_CHECK_OK);
+        CU_ASSERT_EQUAL(st.solver_calls, 0);
+        CU_ASSERT_EQUAL(st.keys_chained, st.keys_total);
+        CU_ASSERT_EQUAL(st.pairs_total, 0);
+        /* without chains, pruning alone must reach the same verdict */
+        CU_ASSERT_EQUAL(check_one(t, lvl, &configs[1], &st), IP_CHECK_OK);
+        CU_ASSERT_EQUAL(st.solver_calls, 0);
+    }
+    ip_trace_free(t);
+}
+
+static void test_mini_transactions_lost_update(void)
+{
+    ip_trace *t = mt_history(4, 300, 12, 2, 11, true);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (int lvl = SER; lvl <= SI; lvl++) {
+        ip_strong_stats st;
+        CU_ASSERT_EQUAL(check_one(t, lvl, &configs[0], &st),
+                        IP_CHECK_VIOLATION);
+        CU_ASSERT_EQUAL(st.solver_calls, 0);
+    }
+    ip_trace_free(t);
+}
+
+/* 10^5 operations, every order forced: one topological sort. */
+static void test_mini_transactions_large(void)
+{
+    ip_trace *t = mt_history(50, 25000, 2000, 2, 3, false);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(t->n_ops, 100000);
+    for (int lvl = SER; lvl <= SI; lvl++) {
+        ip_verdict v;
+        ip_strong_stats st;
+        ip_error err;
+        CU_ASSERT_EQUAL(ip_check_strong(t, lvl == SI, NULL, NULL, &v, &st,
+                                        &err), IP_CHECK_OK);
+        CU_ASSERT_EQUAL(st.solver_calls, 0);
+        if (lvl == SER)
+            CU_ASSERT(ip_serial_order_is_valid(t, v.order, v.n_order));
+        fprintf(stderr, "[%s 1e5 ops mini-transactions: %.3f s] ",
+                lvl == SI ? "si" : "ser", v.seconds);
+        ip_verdict_free(&v);
+    }
+    ip_trace_free(t);
+}
+
+/* ---- random histories against brute force ---- */
+
+static ip_trace *random_history(rng *r)
+{
+    enum { MAXOPS = 4 };
+    uint32_t n = 2 + next(r, 4), keys = 1 + next(r, 3), sessions = 1 + next(r, 3);
+    uint8_t kind[6][MAXOPS], key[6][MAXOPS], nops[6], aborted[6];
+    for (uint32_t i = 0; i < n; i++) {
+        nops[i] = (uint8_t)(1 + next(r, MAXOPS));
+        aborted[i] = next(r, 10) == 0;
+        for (uint32_t j = 0; j < nops[i]; j++) {
+            kind[i][j] = (uint8_t)next(r, 2);
+            key[i][j] = (uint8_t)next(r, keys);
+        }
+    }
+    ip_error err = { "" };
+    ip_builder *b = ip_builder_new("rand", "init", IP_STRICT);
+    uint32_t sid[3], h[6];
+    char name[16], kname[8], from[16];
+    for (uint32_t s = 0; s < sessions; s++) {
+        snprintf(name, sizeof name, "s%u", s);
+        sid[s] = ip_builder_session(b, name, &err);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "T%u", i);
+        h[i] = ip_builder_txn(b, sid[next(r, sessions)], name,
+                              aborted[i] ? IP_ABORTED : IP_COMMITTED, 0, &err);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < nops[i]; j++) {
+            snprintf(kname, sizeof kname, "k%u", key[i][j]);
+            if (kind[i][j] == IP_WRITE) {
+                ip_builder_op(b, h[i], IP_WRITE, kname, NULL, NULL, 0, &err);
+                continue;
+            }
+            bool own = false;
+            for (uint32_t q = 0; q < j; q++)
+                own = own || (kind[i][q] == IP_WRITE && key[i][q] == key[i][j]);
+            uint32_t cand[6], nc = 0;
+            for (uint32_t x = 0; x < n; x++) {
+                bool w = false;
+                for (uint32_t q = 0; q < nops[x]; q++)
+                    w = w || (kind[x][q] == IP_WRITE && key[x][q] == key[i][j]);
+                if (w && x != i && !aborted[x])
+                    cand[nc++] = x;
+            }
+            uint32_t pick = next(r, nc + 1);
+            if (own)
+                snprintf(from, sizeof from, "T%u", i);
+            else if (pick == nc)
+                snprintf(from, sizeof from, "init");
+            else
+                snprintf(from, sizeof from, "T%u", cand[pick]);
+            ip_builder_op(b, h[i], IP_READ, kname, NULL, from, 0, &err);
+        }
+    ip_trace *t = ip_builder_finish(b, &err);
+    return t;   /* NULL for an all-aborted history */
+}
+
+static void test_random_vs_brute_force(void)
+{
+    rng r = { 20240601 };
+    uint32_t tried = 0, counts[2][2] = { { 0, 0 }, { 0, 0 } };
+    for (int iter = 0; iter < 600; iter++) {
+        ip_trace *t = random_history(&r);
+        if (!t)
+            continue;
+        if (!ts_bf_feasible(t)) {
+            ip_trace_free(t);
+            continue;
+        }
+        tried++;
+        bool bser, bsi, bser_orders = ts_bf_ser_orders(t);
+        CU_ASSERT_FATAL(ts_bf_graph(t, &bser, &bsi));
+        CU_ASSERT_EQUAL(bser, bser_orders);   /* the references agree */
+        counts[SER][bser]++;
+        counts[SI][bsi]++;
+        for (size_t c = 0; c < N_CONFIGS; c++) {
+            ip_check_result rs = check_one(t, SER, &configs[c], NULL);
+            ip_check_result ri = check_one(t, SI, &configs[c], NULL);
+            CU_ASSERT_EQUAL(rs, bser ? IP_CHECK_OK : IP_CHECK_VIOLATION);
+            CU_ASSERT_EQUAL(ri, bsi ? IP_CHECK_OK : IP_CHECK_VIOLATION);
+            if (rs != (bser ? IP_CHECK_OK : IP_CHECK_VIOLATION) ||
+                ri != (bsi ? IP_CHECK_OK : IP_CHECK_VIOLATION)) {
+                fprintf(stderr, "mismatch at iteration %d config %zu\n",
+                        iter, c);
+                ip_write_json(t, stderr);
+            }
+        }
+        ip_trace_free(t);
+    }
+    /* the generator must exercise both outcomes of both levels */
+    CU_ASSERT(tried > 300);
+    CU_ASSERT(counts[SER][0] > 20 && counts[SER][1] > 20);
+    CU_ASSERT(counts[SI][0] > 20 && counts[SI][1] > 20);
+    CU_ASSERT(counts[SI][1] > counts[SER][1]);
+}
+
+static void test_serial_order_validator(void)
+{
+    const char *spec[] = { "a T1 rx:init wx", "b T2 rx:T1 wx", NULL };
+    ip_trace *t = ts_build(spec);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    uint32_t t1 = 1, t2 = 2;
+    if (strcmp(ip_txn_name(t, 1), "T1") != 0) {
+        t1 = 2;
+        t2 = 1;
+    }
+    uint32_t good[] = { 0, t1, t2 }, bad[] = { 0, t2, t1 };
+    uint32_t dup[] = { 0, t1, t1 }, late_init[] = { t1, 0, t2 };
+    CU_ASSERT(ip_serial_order_is_valid(t, good, 3));
+    CU_ASSERT(!ip_serial_order_is_valid(t, bad, 3));
+    CU_ASSERT(!ip_serial_order_is_valid(t, dup, 3));
+    CU_ASSERT(!ip_serial_order_is_valid(t, good, 2));
+    CU_ASSERT(!ip_serial_order_is_valid(t, late_init, 3));
+    ip_trace_free(t);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("strong", NULL, NULL);
+    CU_add_test(s, "serial", test_serial);
+    CU_add_test(s, "lost update", test_lost_update);
+    CU_add_test(s, "write skew", test_write_skew);
+    CU_add_test(s, "long fork", test_long_fork);
+    CU_add_test(s, "fractured read", test_fractured_read);
+    CU_add_test(s, "causality violation", test_causality_violation);
+    CU_add_test(s, "non-repeatable read", test_non_repeatable_read);
+    CU_add_test(s, "read-only anomaly", test_read_only_anomaly);
+    CU_add_test(s, "session order", test_session_order);
+    CU_add_test(s, "aborted ignored", test_aborted_ignored);
+    CU_add_test(s, "blind writes need the solver",
+                test_blind_writes_need_solver);
+    CU_add_test(s, "solver unsat path", test_solver_unsat_path);
+    CU_add_test(s, "anomalies", test_anomalies);
+    CU_add_test(s, "serial order validator", test_serial_order_validator);
+    CU_add_test(s, "mini-transactions without solver",
+                test_mini_transactions_no_solver);
+    CU_add_test(s, "mini-transactions lost update",
+                test_mini_transactions_lost_update);
+    CU_add_test(s, "mini-transactions 1e5 ops", test_mini_transactions_large);
+    CU_add_test(s, "random vs brute force", test_random_vs_brute_force);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
