@@ -1,0 +1,168 @@
+#!/bin/bash
+# End-to-end tests of `isopredict convert|stats|dot` and of input errors:
+# every bad input must exit with status 2 and name its location.
+# usage: cli_formats.sh ISOPREDICT CORPUS_DIR
+set -u
+BIN=$1
+CORPUS=$2
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ip_cli_formats.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+FAILS=0
+
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+
+# run NAME STATUS CMD...: run, keep stdout/stderr in $WORK/out, $WORK/err
+run() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$WORK/out" 2>"$WORK/err"
+    local got=$?
+    if [ "$got" != "$want" ]; then
+        fail "$name: exit status $got, expected $want"
+        sed 's/^/    stderr: /' "$WORK/err" | head -5
+        return 1
+    fi
+    return 0
+}
+
+# has NAME FILE TEXT...: every TEXT occurs (fixed string) in FILE
+has() {
+    local name=$1 file=$2
+    shift 2
+    for s in "$@"; do
+        grep -qF -- "$s" "$file" || {
+            fail "$name: '$s' not in $(basename "$file"):"
+            sed 's/^/    | /' "$file" | head -5
+        }
+    done
+}
+
+# bad NAME FILE_CONTENT TEXT...: reading the content (written to
+# $WORK/NAME, extension in NAME) fails with status 2 and these texts
+bad() {
+    local name=$1 content=$2
+    shift 2
+    printf '%s' "$content" >"$WORK/$name"
+    run "$name" 2 "$BIN" stats "$WORK/$name" && has "$name" "$WORK/err" "$@"
+    has "$name" "$WORK/err" "isopredict: $WORK/$name"
+}
+
+AW=$CORPUS/awdit-tests/causal/lost-update.txt
+IPT=$CORPUS/isopredict-microbenchmark/simple_causal_2s3t.txt
+
+# ---- help ----------------------------------------------------------------
+for c in convert stats dot; do
+    run "$c --help" 0 "$BIN" $c --help && has "$c --help" "$WORK/out" \
+        "usage: isopredict $c"
+done
+
+# ---- convert ---------------------------------------------------------------
+run "convert awdit" 0 "$BIN" convert "$AW" "$WORK/lu.json" &&
+    has "convert awdit" "$WORK/lu.json" '"isopredict_trace":' '"t1.0"'
+run "convert json to json" 0 "$BIN" convert --from json "$WORK/lu.json" - &&
+    { cmp -s "$WORK/out" "$WORK/lu.json" || fail "json -> json changed the text"; }
+run "convert text to dot" 0 "$BIN" convert --to dot "$IPT" "$WORK/t.dot" &&
+    has "convert text to dot" "$WORK/t.dot" 'digraph history' 'cluster_s0'
+run "convert no overwrite" 2 "$BIN" convert "$AW" "$WORK/lu.json" &&
+    has "convert no overwrite" "$WORK/err" "already exists"
+run "convert bad --to" 2 "$BIN" convert --to plume "$AW" - &&
+    has "convert bad --to" "$WORK/err" "cannot write format 'plume'"
+run "convert bad --from" 2 "$BIN" convert --from xml "$AW" - &&
+    has "convert bad --from" "$WORK/err" "unknown input format 'xml'"
+run "convert one arg" 2 "$BIN" convert "$AW"
+run "convert wrong reader" 2 "$BIN" convert --from plume "$AW" - &&
+    has "convert wrong reader" "$WORK/err" "lost-update.txt:1: column 1:"
+
+# ---- stats -----------------------------------------------------------------
+run "stats" 0 "$BIN" stats "$AW" &&
+    has "stats" "$WORK/out" "sessions" "conflict_keys" "max_writers_per_key"
+grep -qE '^transactions +3$' "$WORK/out" || fail "stats: transactions 3"
+grep -qE '^max_writers_per_key +3$' "$WORK/out" || fail "stats: max writers 3"
+run "stats --json" 0 "$BIN" stats --json --format awdit-test "$AW"
+grep -qE '"sessions":[[:space:]]*3' "$WORK/out" || fail "stats --json sessions"
+run "stats plume stdin" 0 "$BIN" stats --format plume - < <(printf 'w(1,1,0,0)\nr(1,1,1,1)\n')
+grep -qE '^sessions +2$' "$WORK/out" || fail "stats from stdin"
+
+# ---- dot -------------------------------------------------------------------
+run "dot" 0 "$BIN" dot "$IPT" && has "dot" "$WORK/out" 'T0 -> T1'
+run "dot --out" 0 "$BIN" dot --out "$WORK/x.dot" "$IPT"
+[ -s "$WORK/x.dot" ] || fail "dot --out wrote nothing"
+run "dot --out exists" 2 "$BIN" dot --out "$WORK/x.dot" "$IPT"
+if command -v dot >/dev/null; then
+    dot -Tsvg "$WORK/x.dot" >/dev/null 2>&1 || fail "graphviz rejects our dot"
+fi
+
+# ---- lenient mode ------------------------------------------------------------
+printf 'w 0 0\n=====\nr 0 1\n' >"$WORK/thin.txt"
+run "strict anomaly" 2 "$BIN" stats "$WORK/thin.txt" &&
+    has "strict anomaly" "$WORK/err" "thin.txt:3: value 1 of key '0'" "thin-air"
+run "lenient anomaly" 0 "$BIN" stats --lenient "$WORK/thin.txt"
+grep -qE '^anomalies +1$' "$WORK/out" || fail "lenient: one anomaly"
+
+# ---- files -----------------------------------------------------------------
+run "missing file" 2 "$BIN" stats "$WORK/nope.json" &&
+    has "missing file" "$WORK/err" "nope.json: cannot open: No such file"
+bad unknown.dat 'hello world' "cannot tell the trace format"
+bad empty.txt '' "empty input"
+
+# ---- JSON input errors -------------------------------------------------------
+H='{"isopredict_trace":1,"sessions":['
+S0='{"id":"c1","transactions":['
+bad malformed.json $'{"isopredict_trace":1,\n  "sessions": [}' \
+    "malformed.json:2:" "malformed JSON"
+bad noversion.json '{"sessions":[]}' "isopredict_trace: missing required field"
+bad version2.json '{"isopredict_trace":2,"sessions":[]}' "unsupported schema version"
+bad nosessions.json '{"isopredict_trace":1}' "sessions: missing required field"
+bad notxns.json "$H"'{"id":"c1"}]}' "sessions[0].transactions: missing required field"
+bad opsnum.json "$H$S0"'{"id":"t1","ops":3}]}]}' \
+    "sessions[0].transactions[0].ops: must be an array"
+bad opkind.json "$H$S0"'{"id":"t1","ops":[{"op":"scan","key":"x"}]}]}]}' \
+    "sessions[0].transactions[0].ops[0].op: must be"
+bad keytype.json "$H$S0"'{"id":"t1","ops":[{"op":"write","key":5}]}]}]}' \
+    "sessions[0].transactions[0].ops[0].key: must be a string"
+bad idtype.json "$H$S0"'{"id":7,"ops":[]}]}]}' \
+    "sessions[0].transactions[0].id: must be a string"
+bad status.json "$H$S0"'{"id":"t1","status":"maybe","ops":[]}]}]}' \
+    "sessions[0].transactions[0].status: must be"
+bad duptxn.json "$H$S0"'{"id":"t1","ops":[]},{"id":"t1","ops":[]}]}]}' \
+    "sessions[0].transactions[1].id" "duplicate transaction id 't1'"
+bad dupsess.json "$H$S0"'{"id":"t1","ops":[{"op":"write","key":"x"}]}]},{"id":"c1","transactions":[]}]}' \
+    "sessions[1].id" "duplicate session id 'c1'"
+bad unknownfrom.json "$H$S0"'{"id":"t1","ops":[{"op":"read","key":"x","from":"nope"}]}]}]}' \
+    "sessions[0].transactions[0].ops[0].from" "unknown transaction 'nope'"
+bad novalue.json "$H$S0"'{"id":"t1","ops":[{"op":"write","key":"x","value":1}]},{"id":"t2","ops":[{"op":"read","key":"x","value":9}]}]}]}' \
+    "sessions[0].transactions[1].ops[0].value" "matches no committed"
+bad twovalues.json "$H$S0"'{"id":"t1","ops":[{"op":"write","key":"x","value":1}]},{"id":"t2","ops":[{"op":"write","key":"x","value":1}]},{"id":"t3","ops":[{"op":"read","key":"x","value":1}]}]}]}' \
+    "sessions[0].transactions[2].ops[0].value" "matches writes of"
+bad aborted.json "$H$S0"'{"id":"t1","status":"aborted","ops":[{"op":"write","key":"x"}]},{"id":"t2","ops":[{"op":"read","key":"x","from":"t1"}]}]}]}' \
+    "sessions[0].transactions[1].ops[0].from" "aborted transaction 't1'"
+bad neverwrote.json "$H$S0"'{"id":"t1","ops":[{"op":"write","key":"y"}]},{"id":"t2","ops":[{"op":"read","key":"x","from":"t1"}]}]}]}' \
+    "sessions[0].transactions[1].ops[0].from" "never writes 'x'"
+bad future.json "$H$S0"'{"id":"t1","ops":[{"op":"read","key":"x","from":"t1"},{"op":"write","key":"x"}]}]}]}' \
+    "sessions[0].transactions[0].ops[0]" "future read"
+bad emptytrace.json "$H"']}' "empty trace"
+bad onlyaborted.json "$H$S0"'{"id":"t1","status":"aborted","ops":[]}]}]}' "empty trace"
+
+# ---- text format errors (line numbers) ---------------------------------------
+bad text1.txt $'WRITE KEY[x] Txn(1, 0)\n\nREAD KEY[x] Txn(2, 0) From(1 0)\n' \
+    "text1.txt:3: column 30:" "expected ','"
+bad text2.txt $'WRITE KEY[x] Txn(1, 0)\nREAD KEY[x] Txn(2, 0) From(4, 0)\n' \
+    "text2.txt:2:" "unknown transaction '4, 0'"
+bad text3.txt $'WRITE KEY[x] Txn(1, 0)\nWRITE KEY[x] Txn(1, 0) ;\n' \
+    "text3.txt:2: column 24:" "expected the end of the line"
+bad plume1.plume $'w(1,1,0,1)\nw(1,2,0,2)\nr(1,2,0\n' \
+    "plume1.plume:3: column 8:" "expected ','"
+bad plume2.plume $'w(1,1,0,1)\nr(1,3,1,2)\n' \
+    "plume2.plume:2:" "matches no committed"
+bad plume3.plume $'w(1,1,0,1)\nw(1,1,1,2)\nr(1,1,2,3)\n' \
+    "plume3.plume:3:" "matches writes of"
+bad awdit1.txt $'w 0 0\n-----\nr 0 0\nread 1 1\n' \
+    "awdit1.txt:4: column 1:" "expected 'r', 'w'"
+bad awdit2.txt $'w 0 0\n=====\nr 0 0 0\n' \
+    "awdit2.txt:3: column 6:" "expected the end of the line"
+
+if [ "$FAILS" -ne 0 ]; then
+    echo "$FAILS check(s) failed"
+    exit 1
+fi
+echo "all cli_formats checks passed"
