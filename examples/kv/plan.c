@@ -20,6 +20,8 @@ struct kv_plan {
     uint32_t n_sessions, max_index;  /* pred[s * max_index + i] */
     uint32_t *pred;                  /* trace txn id or IP_NONE */
     uint32_t *steps;                 /* pairs (session, index) */
+    uint32_t *read_first;            /* per trace txn: its non-local reads */
+    uint32_t *read_ops;              /* are read_ops[read_first[x] ..]  */
     uint32_t n_steps;
     bool has_workload;
     uint32_t w_sessions, w_txns;
@@ -136,6 +138,20 @@ static bool map_txns(kv_plan *p, const char *path, kv_error *err)
     if (!p->pred || !p->steps)
         return plan_fail(err, "%s: out of memory", path);
     memset(p->pred, 0xff, n * sizeof *p->pred);
+    p->read_first = malloc(((size_t)t->n_txns + 1) * sizeof *p->read_first);
+    p->read_ops = malloc(((size_t)t->n_ops + 1) * sizeof *p->read_ops);
+    if (!p->read_first || !p->read_ops)
+        return plan_fail(err, "%s: out of memory", path);
+    uint32_t r = 0;
+    for (uint32_t x = 0; x < t->n_txns; x++) {
+        p->read_first[x] = r;
+        for (uint32_t o = 0; o < t->txns[x].op_count; o++) {
+            const ip_op *op = &t->ops[t->txns[x].op_first + o];
+            if (op->kind == IP_READ && !op->local)
+                p->read_ops[r++] = t->txns[x].op_first + o;
+        }
+    }
+    p->read_first[t->n_txns] = r;
     for (uint32_t x = 1; x < t->n_txns; x++) {
         kv_parse_txn_name(ip_txn_name(t, x), &s, &i);
         p->pred[(size_t)s * p->max_index + i] = x;
@@ -239,6 +255,8 @@ void kv_plan_free(kv_plan *p)
     ip_trace_free(p->trace);
     free(p->pred);
     free(p->steps);
+    free(p->read_first);
+    free(p->read_ops);
     free(p);
 }
 
@@ -270,35 +288,34 @@ static uint32_t pred_txn(const kv_plan *p, uint32_t s, uint32_t i)
     return p->pred[(size_t)s * p->max_index + i];
 }
 
-void kv_plan_op_at(const kv_plan *p, uint32_t session, uint32_t index,
-                   uint32_t op, kv_plan_op *out)
+void kv_plan_read_at(const kv_plan *p, uint32_t session, uint32_t index,
+                     uint32_t nth, kv_plan_read *out)
 {
-    *out = (kv_plan_op){0};
+    *out = (kv_plan_read){0};
     uint32_t x = pred_txn(p, session, index);
     if (x == IP_NONE)
         return;
     out->txn_known = true;
     const ip_trace *t = p->trace;
-    if (op >= t->txns[x].op_count) {
+    if (nth >= p->read_first[x + 1] - p->read_first[x]) {
         out->beyond = true;
         return;
     }
-    const ip_op *o = &t->ops[t->txns[x].op_first + op];
-    out->kind = o->kind;
+    const ip_op *o = &t->ops[p->read_ops[p->read_first[x] + nth]];
     out->key = ip_key_name(t, o->key);
-    if (o->kind == IP_READ && o->from != IP_NONE) {
+    if (o->from != IP_NONE) {
         out->from = ip_txn_name(t, o->from);
         out->from_initial = o->from == IP_INIT_TXN;
     }
 }
 
 bool kv_plan_txn(const kv_plan *p, uint32_t session, uint32_t index,
-                 bool *committed, uint32_t *op_count)
+                 bool *committed, uint32_t *reads)
 {
     uint32_t x = pred_txn(p, session, index);
     if (x == IP_NONE)
         return false;
     *committed = ip_committed(p->trace, x);
-    *op_count = p->trace->txns[x].op_count;
+    *reads = p->read_first[x + 1] - p->read_first[x];
     return true;
 }

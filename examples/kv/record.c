@@ -108,7 +108,7 @@ static void div_reason(const kv_store *st, const kv_divergence *d,
     switch (d->kind) {
     case DIV_OP_MISMATCH:
         snprintf(buf, len, "the prediction has %s here, the replay "
-                 "accessed '%s'", d->predicted, key);
+                 "read '%s'", d->predicted, key);
         break;
     case DIV_WRITER_MISSING:
         snprintf(buf, len, "predicted writer %s has not committed a write "
@@ -125,8 +125,8 @@ static void div_reason(const kv_store *st, const kv_divergence *d,
                                                         : "committed");
         break;
     default:
-        snprintf(buf, len, "the replay ended it after %u ops, the "
-                 "prediction has %s", d->op, d->predicted);
+        snprintf(buf, len, "the replay ended it after %u reads, the "
+                 "prediction has %s", d->reads, d->predicted);
     }
 }
 

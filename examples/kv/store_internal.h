@@ -32,23 +32,25 @@ struct kv_txn {
     kv_store *st;
     uint32_t id, session, index;
     uint8_t status;
-    uint8_t misaligned;        /* replay: an op differed from the plan */
+    uint8_t misaligned;        /* replay: a read differed from the plan */
     uint32_t op_first, op_count;
+    uint32_t n_reads;          /* non-local reads so far */
     uint32_t *wkeys;           /* distinct written keys (at commit) */
     uint32_t n_wkeys;
 };
 
 typedef enum {
-    DIV_OP_MISMATCH,      /* the replay issued another op than predicted */
+    DIV_OP_MISMATCH,      /* the replay read another key than predicted */
     DIV_WRITER_MISSING,   /* predicted writer did not (yet) write the key */
     DIV_WRITER_INVALID,   /* reading it would violate the model */
     DIV_STATUS,           /* committed/aborted differs from the prediction */
-    DIV_SHORT_TXN         /* fewer ops than the prediction */
+    DIV_SHORT_TXN         /* fewer reads than the prediction */
 } kv_div_kind;
 
 typedef struct kv_divergence {
     uint8_t kind;              /* kv_div_kind */
     uint32_t txn, op;          /* op index within the txn */
+    uint32_t reads;            /* short txn: reads the replay issued */
     uint32_t key;              /* IP_NONE when not about a key */
     uint32_t chosen;           /* writer read instead, IP_NONE */
     char predicted[64];        /* predicted writer / op, "" if none */
@@ -121,19 +123,22 @@ uint32_t kv_cons_latest_allowed(const kv_store *st, const kv_txn *tx,
 kv_value kv_written_value(const kv_store *st, uint32_t txn, uint32_t key);
 bool kv_txn_writes(const kv_store *st, uint32_t txn, uint32_t key);
 
-/* plan.c: what the prediction says about op `op` of txn (s, i) */
-typedef struct kv_plan_op {
+/* plan.c: what the prediction says about the nth non-local read of txn
+ * (s, i).  Reads are matched by their rank among the transaction's
+ * non-local reads: a strict prediction truncates its boundary transaction
+ * and drops some of its writes, but keeps every read before the boundary. */
+typedef struct kv_plan_read {
     bool txn_known;       /* the prediction includes the txn */
-    bool beyond;          /* past the predicted ops of the txn */
-    uint8_t kind;         /* IP_READ / IP_WRITE */
+    bool beyond;          /* past the predicted reads of the txn */
     const char *key;
-    const char *from;     /* read: predicted writer name, NULL if none */
+    const char *from;     /* predicted writer name, NULL if none */
     bool from_initial;
-} kv_plan_op;
-void kv_plan_op_at(const kv_plan *p, uint32_t session, uint32_t index,
-                   uint32_t op, kv_plan_op *out);
-/* Predicted status and op count of txn (s, i); false if not predicted. */
+} kv_plan_read;
+void kv_plan_read_at(const kv_plan *p, uint32_t session, uint32_t index,
+                     uint32_t nth, kv_plan_read *out);
+/* Predicted status and number of non-local reads of txn (s, i); false if
+ * the prediction does not include it. */
 bool kv_plan_txn(const kv_plan *p, uint32_t session, uint32_t index,
-                 bool *committed, uint32_t *op_count);
+                 bool *committed, uint32_t *reads);
 
 #endif

@@ -43,21 +43,21 @@ static void diverge(kv_txn *tx, kv_div_kind kind, uint32_t key,
                     uint32_t chosen, const char *predicted)
 {
     kv_divergence d = {.kind = (uint8_t)kind, .txn = tx->id,
-                       .op = tx->op_count, .key = key, .chosen = chosen};
+                       .op = tx->op_count, .reads = tx->n_reads, .key = key,
+                       .chosen = chosen};
     snprintf(d.predicted, sizeof d.predicted, "%s", predicted ? predicted : "");
     kv_add_divergence(tx->st, &d);
 }
 
-/* The replay's op does not match the predicted one: report once per txn,
- * since every later op is then shifted against the prediction. */
-static void misaligned(kv_txn *tx, const kv_plan_op *p, uint32_t key)
+/* The replay's read does not match the predicted one: report once per
+ * txn, since every later read is then shifted against the prediction. */
+static void misaligned(kv_txn *tx, const kv_plan_read *p, uint32_t key)
 {
     if (tx->misaligned)
         return;
     tx->misaligned = 1;
     char what[64];
-    snprintf(what, sizeof what, "%s %s", p->kind == IP_READ ? "read" : "write",
-             p->key);
+    snprintf(what, sizeof what, "a read of '%s'", p->key);
     diverge(tx, DIV_OP_MISMATCH, key, IP_NONE, what);
 }
 
@@ -74,11 +74,11 @@ static uint32_t replay_txn_of(const kv_store *st, const char *name)
 static uint32_t predicted_writer(kv_txn *tx, uint32_t key, const char *kname)
 {
     kv_store *st = tx->st;
-    kv_plan_op p;
-    kv_plan_op_at(st->plan, tx->session, tx->index, tx->op_count, &p);
+    kv_plan_read p;
+    kv_plan_read_at(st->plan, tx->session, tx->index, tx->n_reads, &p);
     if (!p.txn_known || p.beyond)
         return kv_cons_latest_allowed(st, tx, key);
-    if (p.kind != IP_READ || strcmp(p.key, kname) != 0) {
+    if (strcmp(p.key, kname) != 0) {
         misaligned(tx, &p, key);
         return kv_cons_latest_allowed(st, tx, key);
     }
@@ -133,6 +133,7 @@ kv_value kv_get(kv_txn *tx, const char *key)
         op.value = op.from == 0 ? st->key_initial[k]
                                 : kv_written_value(st, op.from, k);
         kv_cons_read(st, tx, k, op.from);
+        tx->n_reads++;
     }
     if (kv_push_op(st, &op))
         tx->op_count++;
@@ -151,13 +152,6 @@ void kv_put(kv_txn *tx, const char *key, kv_value v)
     if (k == IP_NONE) {
         kv_store_fail(st, "store: out of memory");
         return;
-    }
-    if (st->plan) {
-        kv_plan_op p;
-        kv_plan_op_at(st->plan, tx->session, tx->index, tx->op_count, &p);
-        if (p.txn_known && !p.beyond &&
-            (p.kind != IP_WRITE || strcmp(p.key, key) != 0))
-            misaligned(tx, &p, k);
     }
     kv_op op = {.txn = tx->id, .key = k, .value = v, .kind = IP_WRITE,
                 .from = IP_NONE};
@@ -190,16 +184,16 @@ static void check_outcome(kv_txn *tx)
 {
     kv_store *st = tx->st;
     bool committed;
-    uint32_t n_ops;
+    uint32_t reads;
     if (!st->plan ||
-        !kv_plan_txn(st->plan, tx->session, tx->index, &committed, &n_ops))
+        !kv_plan_txn(st->plan, tx->session, tx->index, &committed, &reads))
         return;
     if (committed != (tx->status == TXN_COMMITTED))
         diverge(tx, DIV_STATUS, IP_NONE, IP_NONE,
                 committed ? "committed" : "aborted");
-    else if (tx->op_count < n_ops && !tx->misaligned) {
+    else if (tx->n_reads < reads && !tx->misaligned) {
         char what[64];
-        snprintf(what, sizeof what, "%u ops", n_ops);
+        snprintf(what, sizeof what, "%u reads", reads);
         diverge(tx, DIV_SHORT_TXN, IP_NONE, IP_NONE, what);
     }
 }
