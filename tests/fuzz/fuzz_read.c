@@ -1,0 +1,32 @@
+/*
+ * fuzz_read.c - libFuzzer harness for the trace readers.  The first byte
+ * selects the format (auto, json, isopredict-text, plume, awdit-test) and
+ * the mode (strict, lenient); the rest is the input.  Built only with
+ * Clang and -DIP_FUZZ=ON; run e.g.
+ *   build/tests/fuzz/fuzz_read -max_total_time=120 tests/fuzz/seeds
+ */
+#include "fuzz_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    static const ip_format fmts[] = {IP_FMT_AUTO, IP_FMT_JSON,
+                                     IP_FMT_ISOPREDICT_TEXT, IP_FMT_PLUME,
+                                     IP_FMT_AWDIT_TEST};
+    ip_format fmt = fmts[data[0] % 5];
+    ip_mode mode = data[0] & 0x80 ? IP_LENIENT : IP_STRICT;
+    char why[600];
+    if (!fuzz_check("fuzz", (const char *)data + 1, size - 1, fmt, mode,
+                    why, sizeof why)) {
+        fprintf(stderr, "property violated (%s, %s): %s\n",
+                ip_format_name(fmt), mode ? "lenient" : "strict", why);
+        abort();
+    }
+    return 0;
+}
