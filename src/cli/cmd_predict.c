@@ -1,0 +1,410 @@
+/*
+ * cmd_predict.c - `isopredict [predict] [options] TRACE`: search for a
+ * feasible, weakly isolated, unserializable execution (predict.h), report
+ * it, and write each prediction as a trace file (plus .dot with --dot).
+ */
+#include "cli.h"
+#include "predict.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CMD "predict"
+#define DEFAULT_OUT "isopredict-out"
+
+typedef struct predict_args {
+    ip_predict_opts opts;
+    ip_format fmt;
+    const char *out_dir;
+    const char *trace;
+    bool json, dot, quiet;
+} predict_args;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: isopredict [predict] [options] TRACE\n"
+        "Predict a feasible execution of the traced application that is valid\n"
+        "under a weak isolation model but unserializable.  Every prediction is\n"
+        "confirmed by the independent checkers before it is reported.\n\n"
+        "  --model causal|rc           weak isolation model (default causal)\n"
+        "  --boundary strict|relaxed   prediction boundary (default relaxed)\n"
+        "  --encoding approx|exact     unserializability encoding (default approx)\n"
+        "  --format F                  input format (default: detect)\n"
+        "  --out DIR                   where prediction files go (default ./%s)\n"
+        "  --json                      print the report as JSON\n"
+        "  --dot                       also write a Graphviz .dot per prediction\n"
+        "  --timeout SECONDS           give up after this long (default 600, 0 = never)\n"
+        "  --max-predictions N         find up to N distinct sets of changed reads\n"
+        "  --quiet                     no progress lines on stderr\n\n"
+        "exit status: 0 no prediction, 1 prediction found, 2 usage or input error,\n"
+        "3 solver unknown, timeout or a prediction that failed confirmation.\n",
+        DEFAULT_OUT);
+}
+
+enum { OPT_MODEL = 256, OPT_BOUNDARY, OPT_ENCODING, OPT_FORMAT, OPT_OUT,
+       OPT_JSON, OPT_DOT, OPT_TIMEOUT, OPT_MAX, OPT_QUIET, OPT_HELP };
+
+static const struct option long_opts[] = {
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"boundary", required_argument, NULL, OPT_BOUNDARY},
+    {"encoding", required_argument, NULL, OPT_ENCODING},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"dot", no_argument, NULL, OPT_DOT},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"max-predictions", required_argument, NULL, OPT_MAX},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
+
+/* One option; returns -1 to go on, else an exit status. */
+static int take_option(predict_args *a, int c, const char *arg)
+{
+    unsigned v;
+    switch (c) {
+    case OPT_MODEL:
+        if (!ip_level_parse(arg, &a->opts.model) ||
+            (a->opts.model != IP_LVL_CAUSAL && a->opts.model != IP_LVL_RC))
+            return cli_usage_error(CMD, "--model must be causal or rc, not "
+                                   "'%s'", arg);
+        return -1;
+    case OPT_BOUNDARY:
+        if (!ip_boundary_parse(arg, &a->opts.boundary))
+            return cli_usage_error(CMD, "--boundary must be strict or "
+                                   "relaxed, not '%s'", arg);
+        return -1;
+    case OPT_ENCODING:
+        if (!ip_encoding_parse(arg, &a->opts.encoding))
+            return cli_usage_error(CMD, "--encoding must be approx or exact, "
+                                   "not '%s'", arg);
+        return -1;
+    case OPT_FORMAT:
+        if (!ip_format_parse(arg, &a->fmt) || a->fmt == IP_FMT_DOT)
+            return cli_usage_error(CMD, "unknown input format '%s'", arg);
+        return -1;
+    case OPT_OUT: a->out_dir = arg; return -1;
+    case OPT_JSON: a->json = true; return -1;
+    case OPT_DOT: a->dot = true; return -1;
+    case OPT_QUIET: a->quiet = true; return -1;
+    case OPT_TIMEOUT:
+        if (!cli_parse_unsigned(CMD, "--timeout", arg, &v))
+            return IP_EXIT_USAGE;
+        if (v > 4000000u)
+            return cli_usage_error(CMD, "--timeout %u is too large", v);
+        a->opts.timeout_ms = v * 1000u;
+        return -1;
+    case OPT_MAX:
+        if (!cli_parse_unsigned(CMD, "--max-predictions", arg, &v))
+            return IP_EXIT_USAGE;
+        if (v == 0)
+            return cli_usage_error(CMD, "--max-predictions must be at least 1");
+        a->opts.max_predictions = v;
+        return -1;
+    case OPT_HELP:
+        usage(stdout);
+        return IP_EXIT_OK;
+    default:
+        return cli_usage_error(CMD, "unknown option");
+    }
+}
+
+static int parse_args(int argc, char **argv, predict_args *a)
+{
+    ip_predict_opts_default(&a->opts);
+    a->fmt = IP_FMT_AUTO;
+    a->out_dir = DEFAULT_OUT;
+    optind = 1;
+    opterr = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+        int r = take_option(a, c == 'h' ? OPT_HELP : c, optarg);
+        if (r >= 0)
+            return r;
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(CMD, optind >= argc ? "no TRACE given"
+                                                   : "one TRACE expected");
+    a->trace = argv[optind];
+    a->opts.progress = a->quiet ? NULL : stderr;
+    return -1;
+}
+
+/* mkdir -p: create dir and its missing parents. */
+static bool make_dirs(const char *dir)
+{
+    char path[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof path) {
+        fprintf(stderr, "isopredict: --out: bad directory name\n");
+        return false;
+    }
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        char keep = path[i];
+        path[i] = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "isopredict: %s: %s\n", path, strerror(errno));
+            return false;
+        }
+        path[i] = keep;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "isopredict: %s: not a directory\n", dir);
+        return false;
+    }
+    return true;
+}
+
+/* The trace's file name without directory and last extension. */
+static void trace_stem(const char *path, char *buf, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(buf, n, "%s", *base ? base : "trace");
+    char *dot = strrchr(buf, '.');
+    if (dot && dot != buf)
+        *dot = '\0';
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* A file base name ("DIR/STEM.MODEL-BOUNDARY-ENCODING.prediction-N", with
+ * ".K" added when needed) for which neither .json nor .dot exists yet. */
+static bool free_base(const predict_args *a, uint32_t idx, char *base,
+                      size_t n)
+{
+    char stem[512], probe[4200];
+    trace_stem(a->trace, stem, sizeof stem);
+    for (unsigned k = 1; k < 10000; k++) {
+        int w = k == 1
+            ? snprintf(base, n, "%s/%s.%s-%s-%s.prediction-%u", a->out_dir,
+                       stem, ip_level_name(a->opts.model),
+                       ip_boundary_name(a->opts.boundary),
+                       ip_encoding_name(a->opts.encoding), idx)
+            : snprintf(base, n, "%s/%s.%s-%s-%s.prediction-%u.%u",
+                       a->out_dir, stem, ip_level_name(a->opts.model),
+                       ip_boundary_name(a->opts.boundary),
+                       ip_encoding_name(a->opts.encoding), idx, k);
+        if (w < 0 || (size_t)w >= n)
+            break;
+        snprintf(probe, sizeof probe, "%s.json", base);
+        bool taken = exists(probe);
+        snprintf(probe, sizeof probe, "%s.dot", base);
+        if (!taken && !(a->dot && exists(probe)))
+            return true;
+    }
+    fprintf(stderr, "isopredict: cannot find a free output file name in %s\n",
+            a->out_dir);
+    return false;
+}
+
+static bool write_json_file(const char *path, const ip_trace *obs,
+                            const ip_prediction *p, const predict_args *a)
+{
+    cJSON *root = ip_prediction_to_cjson(obs, p, &a->opts, a->trace);
+    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) {
+        fprintf(stderr, "isopredict: out of memory writing %s\n", path);
+        return false;
+    }
+    FILE *f = cli_create_file(path);
+    bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    cJSON_free(text);
+    return f ? cli_close_file(f, path) && ok : false;
+}
+
+static bool write_dot_file(const char *path, const ip_trace *obs,
+                           const ip_prediction *p)
+{
+    FILE *f = cli_create_file(path);
+    if (!f)
+        return false;
+    bool ok = ip_prediction_write_dot(obs, p, f);
+    return cli_close_file(f, path) && ok;
+}
+
+typedef struct out_files {
+    char json[4200], dot[4200];
+} out_files;
+
+static bool write_outputs(const predict_args *a, const ip_trace *obs,
+                          const ip_prediction *p, uint32_t n, out_files *files)
+{
+    if (n && !make_dirs(a->out_dir))
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        char base[4096];
+        if (!free_base(a, i + 1, base, sizeof base))
+            return false;
+        snprintf(files[i].json, sizeof files[i].json, "%s.json", base);
+        if (!write_json_file(files[i].json, obs, &p[i], a))
+            return false;
+        if (a->dot) {
+            snprintf(files[i].dot, sizeof files[i].dot, "%s.dot", base);
+            if (!write_dot_file(files[i].dot, obs, &p[i]))
+                return false;
+        }
+    }
+    return true;
+}
+
+static const char *result_name(ip_predict_result r)
+{
+    switch (r) {
+    case IP_PREDICT_NONE: return "none";
+    case IP_PREDICT_FOUND: return "found";
+    case IP_PREDICT_UNKNOWN: return "unknown";
+    case IP_PREDICT_UNCONFIRMED: return "unconfirmed";
+    case IP_PREDICT_ERROR: break;
+    }
+    return "error";
+}
+
+static void print_outcome_line(const predict_args *a, ip_predict_result r,
+                               uint32_t n, const ip_predict_stats *st)
+{
+    const ip_predict_opts *o = &a->opts;
+    printf("%s: %s, %s boundary, %s encoding: ", a->trace,
+           ip_level_name(o->model), ip_boundary_name(o->boundary),
+           ip_encoding_name(o->encoding));
+    if (n)
+        printf("%u unserializable prediction%s (%.2fs)\n", n,
+               n == 1 ? "" : "s", st->seconds);
+    else if (r == IP_PREDICT_NONE && o->encoding == IP_ENC_APPROX)
+        printf("no prediction: the approximate encoding finds no "
+               "unserializable execution (--encoding exact is complete)\n");
+    else if (r == IP_PREDICT_NONE)
+        printf("no prediction: no %s, unserializable execution exists "
+               "within the %s boundary\n", ip_level_name(o->model),
+               ip_boundary_name(o->boundary));
+    else if (r == IP_PREDICT_UNKNOWN)
+        printf("gave up: time limit or solver unknown after %.2fs, no "
+               "prediction confirmed\n", st->seconds);
+    else
+        printf("no prediction reported\n");
+}
+
+static void print_human(const predict_args *a, const ip_trace *obs,
+                        ip_predict_result r, const ip_prediction *p,
+                        uint32_t n, const out_files *files,
+                        const ip_predict_stats *st)
+{
+    print_outcome_line(a, r, n, st);
+    for (uint32_t i = 0; i < n; i++) {
+        printf("prediction %u:\n", i + 1);
+        ip_prediction_print(obs, &p[i], &a->opts, stdout);
+        printf("  written: %s%s%s\n", files[i].json, a->dot ? ", " : "",
+               a->dot ? files[i].dot : "");
+    }
+}
+
+static void print_json(const predict_args *a, const ip_trace *obs,
+                       ip_predict_result r, const ip_prediction *p,
+                       uint32_t n, const out_files *files,
+                       const ip_predict_stats *st, const char *error)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *preds = cJSON_AddArrayToObject(root, "predictions");
+    cJSON *sj = cJSON_AddObjectToObject(root, "stats");
+    cJSON_AddStringToObject(root, "trace", a->trace);
+    cJSON_AddStringToObject(root, "model", ip_level_name(a->opts.model));
+    cJSON_AddStringToObject(root, "boundary",
+                            ip_boundary_name(a->opts.boundary));
+    cJSON_AddStringToObject(root, "encoding",
+                            ip_encoding_name(a->opts.encoding));
+    cJSON_AddStringToObject(root, "result", result_name(r));
+    if (error)
+        cJSON_AddStringToObject(root, "error", error);
+    for (uint32_t i = 0; preds && i < n; i++) {
+        cJSON *info = ip_prediction_info_cjson(obs, &p[i], &a->opts, a->trace);
+        if (!info)
+            continue;
+        cJSON_AddStringToObject(info, "file", files[i].json);
+        if (a->dot)
+            cJSON_AddStringToObject(info, "dot", files[i].dot);
+        cJSON_AddItemToArray(preds, info);
+    }
+    if (sj) {
+        cJSON_AddNumberToObject(sj, "seconds", st->seconds);
+        cJSON_AddNumberToObject(sj, "solver_calls", st->solver_calls);
+        cJSON_AddNumberToObject(sj, "refuted_orders", st->refuted_orders);
+        cJSON_AddNumberToObject(sj, "formula_txns", st->encode.txns);
+        cJSON_AddNumberToObject(sj, "free_reads", st->encode.free_reads);
+        cJSON_AddNumberToObject(sj, "candidates", st->encode.candidates);
+        cJSON_AddNumberToObject(sj, "literals", (double)st->encode.literals);
+    }
+    char *text = root ? cJSON_Print(root) : NULL;
+    if (text)
+        puts(text);
+    cJSON_free(text);
+    cJSON_Delete(root);
+}
+
+static int exit_status(ip_predict_result r, uint32_t n)
+{
+    if (r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR)
+        return IP_EXIT_UNKNOWN;
+    if (n)
+        return IP_EXIT_FOUND;
+    return r == IP_PREDICT_NONE ? IP_EXIT_OK : IP_EXIT_UNKNOWN;
+}
+
+static int run(const predict_args *a, const ip_trace *obs)
+{
+    ip_prediction *p = NULL;
+    uint32_t n = 0;
+    ip_predict_stats st;
+    ip_error err = {{0}};
+    ip_predict_result r = ip_predict_run(obs, &a->opts, &p, &n, &st, &err);
+    if (r == IP_PREDICT_UNCONFIRMED)
+        fprintf(stderr, "isopredict: INTERNAL ERROR: a candidate prediction "
+                "failed independent confirmation: %s\nisopredict: this is a "
+                "bug in isopredict; the candidate is not reported\n",
+                err.msg);
+    else if (r == IP_PREDICT_ERROR)
+        fprintf(stderr, "isopredict: %s\n", err.msg);
+    out_files *files = calloc((size_t)n + 1, sizeof *files);
+    int status = exit_status(r, n);
+    if (!files || !write_outputs(a, obs, p, n, files)) {
+        if (!files)
+            fprintf(stderr, "isopredict: out of memory\n");
+        status = IP_EXIT_USAGE;       /* could not write where asked */
+    } else if (a->json) {
+        print_json(a, obs, r, p, n, files, &st,
+                   r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR
+                       ? err.msg : NULL);
+    } else {
+        print_human(a, obs, r, p, n, files, &st);
+    }
+    free(files);
+    ip_predictions_free(p, n);
+    return status;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    predict_args a = {0};
+    int r = parse_args(argc, argv, &a);
+    if (r >= 0)
+        return r;
+    ip_trace *obs = cli_load_trace(a.trace, a.fmt, IP_STRICT);
+    if (!obs)
+        return IP_EXIT_USAGE;
+    r = run(&a, obs);
+    ip_trace_free(obs);
+    return r;
+}

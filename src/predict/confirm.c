@@ -1,0 +1,129 @@
+/*
+ * confirm.c - from one solver model to a confirmed prediction, or to the
+ * reason it is none (see predict.h for what each outcome means).
+ */
+#include "confirm.h"
+#include "extract_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ip_prediction_clear(ip_prediction *p)
+{
+    ip_trace_free(p->history);
+    ip_history_map_free(&p->map);
+    ip_assignment_free(&p->assignment);
+    free(p->changed);
+    ip_verdict_free(&p->model_verdict);
+    ip_verdict_free(&p->ser_verdict);
+    memset(p, 0, sizeof *p);
+}
+
+void ip_predictions_free(ip_prediction *p, uint32_t n)
+{
+    for (uint32_t i = 0; p && i < n; i++)
+        ip_prediction_clear(&p[i]);
+    free(p);
+}
+
+/* The kept reads whose writer differs from the observed one. */
+static bool collect_changed(const ip_trace *obs, ip_prediction *p)
+{
+    uint32_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        n = 0;
+        for (uint32_t e = 0; e < obs->n_events; e++) {
+            const ip_event *ev = &obs->events[e];
+            uint32_t w = ev->kind == IP_READ ? p->assignment.writer[e]
+                                             : IP_NONE;
+            if (w == IP_NONE || w == ev->writer ||
+                p->map.hist_txn[ev->txn] == IP_NONE ||
+                p->map.hist_op[ev->op] == IP_NONE)
+                continue;
+            if (pass == 1)
+                p->changed[n] = (ip_changed_read){
+                    .event = e, .txn = ev->txn,
+                    .hist_op = p->map.hist_op[ev->op], .key = ev->key,
+                    .observed = ev->writer, .predicted = w};
+            n++;
+        }
+        if (pass == 0 && !(p->changed = calloc((size_t)n + 1,
+                                               sizeof *p->changed)))
+            return false;
+    }
+    p->n_changed = n;
+    return true;
+}
+
+static confirm_outcome check_model(const confirm_ctx *c, ip_prediction *p,
+                                   const ip_check_opts *co)
+{
+    ip_check_result r = ip_check(p->history, c->model, co, &p->model_verdict,
+                                 c->err);
+    if (r == IP_CHECK_ERROR)
+        return CONFIRM_ERROR;
+    if (r == IP_CHECK_UNKNOWN)
+        return CONFIRM_UNKNOWN;
+    if (r == IP_CHECK_VIOLATION) {
+        ip_fail(c->err, "the predicted history violates %s according to the "
+                "%s checker (encoder and checker disagree)",
+                ip_level_name(c->model), ip_level_name(c->model));
+        return CONFIRM_BUG;
+    }
+    return CONFIRM_OK;
+}
+
+static confirm_outcome check_ser(const confirm_ctx *c, ip_prediction *p,
+                                 const ip_check_opts *co)
+{
+    ip_check_result r = ip_check(p->history, IP_LVL_SER, co, &p->ser_verdict,
+                                 c->err);
+    if (r == IP_CHECK_ERROR)
+        return CONFIRM_ERROR;
+    if (r == IP_CHECK_UNKNOWN)
+        return CONFIRM_UNKNOWN;
+    if (r == IP_CHECK_OK) {
+        if (c->encoding == IP_ENC_EXACT)
+            return CONFIRM_SERIALIZABLE;
+        ip_fail(c->err, "the predicted history is serializable according to "
+                "the ser checker, but the approximate encoding claimed a pco "
+                "cycle (encoder and checker disagree)");
+        return CONFIRM_BUG;
+    }
+    if (p->ser_verdict.n_cycles > 0 &&
+        !ip_cycle_is_valid(p->history, IP_LVL_SER, &p->ser_verdict.cycles[0])) {
+        ip_fail(c->err, "the ser checker's violation cycle is not a cycle of "
+                "the predicted history");
+        return CONFIRM_BUG;
+    }
+    return CONFIRM_OK;
+}
+
+confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
+                           ip_prediction *p)
+{
+    memset(p, 0, sizeof *p);
+    p->assignment = *a;               /* ownership moves to p */
+    memset(a, 0, sizeof *a);
+    p->n_sessions = c->obs->n_sessions;
+    p->found_by = c->encoding;
+    ip_error why = {{0}};
+    if (!ip_assignment_conforms(c->obs, &p->assignment, c->boundary, &why)) {
+        ip_fail(c->err, "the encoder's model breaks the boundary rules: %s",
+                why.msg);
+        return CONFIRM_BUG;
+    }
+    p->history = ip_history_from_assignment(c->obs, &p->assignment,
+                                            c->boundary, &p->map, &why);
+    if (!p->history) {
+        ip_fail(c->err, "cannot build the predicted history: %s", why.msg);
+        return CONFIRM_BUG;
+    }
+    if (!collect_changed(c->obs, p)) {
+        ip_fail(c->err, "prediction: out of memory");
+        return CONFIRM_ERROR;
+    }
+    ip_check_opts co = {.timeout_ms = c->check_timeout_ms, .max_cycles = 1};
+    confirm_outcome o = check_model(c, p, &co);
+    return o == CONFIRM_OK ? check_ser(c, p, &co) : o;
+}

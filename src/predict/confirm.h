@@ -1,0 +1,35 @@
+/*
+ * confirm.h - turning one solver model into a confirmed prediction
+ * (internal to the predict module).
+ */
+#ifndef ISOPREDICT_CONFIRM_H
+#define ISOPREDICT_CONFIRM_H
+
+#include "predict.h"
+
+typedef enum {
+    CONFIRM_OK = 0,           /* model satisfied, ser violated */
+    CONFIRM_SERIALIZABLE,     /* exact only: ser satisfied, order to refute */
+    CONFIRM_UNKNOWN,          /* a checker timed out */
+    CONFIRM_BUG,              /* encoder and checkers disagree; err set */
+    CONFIRM_ERROR             /* resource failure; err set */
+} confirm_outcome;
+
+typedef struct confirm_ctx {
+    const ip_trace *obs;
+    ip_level model;
+    ip_boundary boundary;
+    ip_encoding encoding;     /* of the encoder that produced the model */
+    unsigned check_timeout_ms;
+    ip_error *err;
+} confirm_ctx;
+
+/* Take ownership of *a (cleared) into *p, extract its history and check
+ * it.  *p is filled as far as the checks went; the caller clears it with
+ * ip_prediction_clear unless the outcome is CONFIRM_OK and it keeps it. */
+confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
+                           ip_prediction *p);
+
+void ip_prediction_clear(ip_prediction *p);
+
+#endif

@@ -1,0 +1,335 @@
+/*
+ * extract.c - the predicted history of an assignment (see predict.h).
+ *
+ * Two steps: decide which observed ops the history keeps (keep_strict /
+ * keep_relaxed fill a per-op flag), then replay the kept ops through the
+ * trace builder with the chosen writers.  Going through the builder means
+ * the history is checked like any input: a writer the history does not
+ * keep is an error, not a silently wrong trace.
+ */
+#include "predict.h"
+#include "extract_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ip_history_map_free(ip_history_map *m)
+{
+    if (!m)
+        return;
+    free(m->obs_txn);
+    free(m->hist_txn);
+    free(m->hist_op);
+    memset(m, 0, sizeof *m);
+}
+
+/* ev_of_op[o] = the event of op o, IP_NONE for local reads and non-last
+ * writes. */
+uint32_t *ip_events_of_ops(const ip_trace *obs)
+{
+    uint32_t *ev = malloc(((size_t)obs->n_ops + 1) * sizeof *ev);
+    if (!ev)
+        return NULL;
+    for (uint32_t o = 0; o < obs->n_ops; o++)
+        ev[o] = IP_NONE;
+    for (uint32_t e = 0; e < obs->n_events; e++)
+        if (obs->events[e].op != IP_NONE)
+            ev[obs->events[e].op] = e;
+    return ev;
+}
+
+/* Position of the event that ends `session`'s prediction: the boundary
+ * read's position, or UINT32_MAX for the session end. */
+static uint32_t strict_limit(const ip_trace *obs, const ip_assignment *a,
+                             uint32_t s)
+{
+    uint32_t b = a->boundary[s];
+    return b == IP_NONE ? UINT32_MAX : obs->events[b].pos;
+}
+
+/* Is op o of the boundary transaction (strictly before the boundary read)
+ * kept?  Writes and local reads of a key only when the transaction's last
+ * write of that key precedes the boundary: the later write is dropped, and
+ * with it every op that belongs to it. */
+static bool strict_keeps_op(const ip_trace *obs, uint32_t o, uint32_t limit)
+{
+    const ip_op *op = &obs->ops[o];
+    if (op->kind == IP_READ && !op->local)
+        return true;
+    uint32_t w = ip_write_event(obs, op->txn, op->key);
+    return w != IP_NONE && obs->events[w].pos < limit;
+}
+
+static void keep_strict(const ip_trace *obs, const ip_assignment *a,
+                        const uint32_t *ev_of_op, uint8_t *keep,
+                        uint8_t *keep_txn)
+{
+    for (uint32_t s = 0; s < obs->n_sessions; s++) {
+        const ip_session *ss = &obs->sessions[s];
+        uint32_t limit = strict_limit(obs, a, s);
+        uint32_t btxn = a->boundary[s] == IP_NONE
+                            ? IP_NONE : obs->events[a->boundary[s]].txn;
+        for (uint32_t t = ss->txn_first; t < ss->txn_first + ss->txn_count;
+             t++) {
+            const ip_txn *x = &obs->txns[t];
+            if (btxn != IP_NONE && t > btxn)
+                break;
+            if (!ip_committed(obs, t))
+                continue;
+            keep_txn[t] = 1;
+            for (uint32_t o = x->op_first; o < x->op_first + x->op_count;
+                 o++) {
+                if (t != btxn) {
+                    keep[o] = 1;
+                } else if (ev_of_op[o] == a->boundary[s]) {
+                    keep[o] = 1;
+                    break;
+                } else {
+                    keep[o] = strict_keeps_op(obs, o, limit);
+                }
+            }
+        }
+    }
+}
+
+bool ip_relaxed_in_boundary(const ip_trace *obs, const ip_assignment *a,
+                        uint32_t t)
+{
+    uint32_t s = obs->txns[t].session;
+    return a->boundary[s] == IP_NONE || t <= a->boundary[s];
+}
+
+/* Transactions are visited in id order repeatedly until nothing changes;
+ * hb is acyclic in a valid assignment and the loop ends after at most
+ * n_txns rounds anyway. */
+void ip_mark_happens_after(const ip_trace *obs, const ip_assignment *a,
+                               uint8_t *after)
+{
+    bool changed = true;
+    for (uint32_t round = 0; changed && round <= obs->n_txns; round++) {
+        changed = false;
+        for (uint32_t t = 1; t < obs->n_txns; t++) {
+            /* aborted txns are marked too: so runs through them */
+            if (after[t] || !ip_relaxed_in_boundary(obs, a, t))
+                continue;
+            const ip_txn *x = &obs->txns[t];
+            uint32_t s = x->session;
+            bool hit = false;
+            if (x->index > 0) {     /* so predecessor */
+                uint32_t p = t - 1;
+                hit = after[p] || a->boundary[s] == p;
+            }
+            for (uint32_t e = x->ev_first; !hit && e < x->ev_first + x->ev_count;
+                 e++) {
+                if (obs->events[e].kind != IP_READ)
+                    continue;
+                uint32_t w = a->writer[e];
+                /* the encoder leaves out the writers of reads it drops:
+                 * a read without a writer marks its txn as dropped
+                 * (conform.c checks that this is justified) */
+                hit = w == IP_NONE;
+                if (w == IP_NONE || w == IP_INIT_TXN || w == t ||
+                    w >= obs->n_txns)
+                    continue;
+                uint32_t ws = obs->txns[w].session;
+                hit = after[w] || a->boundary[ws] == w;
+            }
+            if (hit) {
+                after[t] = 1;
+                changed = true;
+            }
+        }
+    }
+}
+
+static bool keep_relaxed(const ip_trace *obs, const ip_assignment *a,
+                         uint8_t *keep, uint8_t *keep_txn)
+{
+    uint8_t *after = calloc(obs->n_txns + 1, 1);
+    if (!after)
+        return false;
+    ip_mark_happens_after(obs, a, after);
+    for (uint32_t t = 1; t < obs->n_txns; t++) {
+        if (after[t] || !ip_relaxed_in_boundary(obs, a, t) || !ip_committed(obs, t))
+            continue;
+        const ip_txn *x = &obs->txns[t];
+        keep_txn[t] = 1;
+        memset(keep + x->op_first, 1, x->op_count);
+    }
+    free(after);
+    return true;
+}
+
+/* The value a read of `key` from `writer` sees, when the trace tells:
+ * the writer's last write, or for the initial transaction the value some
+ * observed read of the initial state saw. */
+static uint32_t value_written(const ip_trace *obs, uint32_t writer,
+                              uint32_t key)
+{
+    if (writer != IP_INIT_TXN) {
+        uint32_t e = ip_write_event(obs, writer, key);
+        return e == IP_NONE ? IP_NONE : obs->ops[obs->events[e].op].value;
+    }
+    for (uint32_t o = 0; o < obs->n_ops; o++) {
+        const ip_op *op = &obs->ops[o];
+        if (op->kind == IP_READ && op->key == key && op->from == IP_INIT_TXN &&
+            op->value != IP_NONE)
+            return op->value;
+    }
+    return IP_NONE;
+}
+
+/* Add kept op o to history txn `h`. */
+static bool add_op(ip_builder *b, const ip_trace *obs, const ip_assignment *a,
+                   const uint32_t *ev_of_op, uint32_t o, uint32_t h,
+                   ip_error *err)
+{
+    const ip_op *op = &obs->ops[o];
+    const char *key = ip_key_name(obs, op->key);
+    if (op->kind == IP_WRITE)
+        return ip_builder_op(b, h, IP_WRITE, key, ip_str(obs, op->value),
+                             NULL, 0, err);
+    if (op->local)
+        return ip_builder_op(b, h, IP_READ, key, ip_str(obs, op->value),
+                             ip_txn_name(obs, op->txn), 0, err);
+    uint32_t e = ev_of_op[o];
+    uint32_t w = e == IP_NONE ? IP_NONE : a->writer[e];
+    if (w == IP_NONE || w >= obs->n_txns)
+        return ip_fail(err, "prediction: read of '%s' in '%s' is kept but "
+                       "the assignment gives it no writer", key,
+                       ip_txn_name(obs, op->txn));
+    uint32_t value = w == op->from ? op->value : value_written(obs, w, op->key);
+    return ip_builder_op(b, h, IP_READ, key, ip_str(obs, value),
+                         ip_txn_name(obs, w), 0, err);
+}
+
+static bool alloc_map(ip_history_map *m, const ip_trace *obs)
+{
+    m->obs_txn = malloc(((size_t)obs->n_txns + 1) * sizeof *m->obs_txn);
+    m->hist_txn = malloc(((size_t)obs->n_txns + 1) * sizeof *m->hist_txn);
+    m->hist_op = malloc(((size_t)obs->n_ops + 1) * sizeof *m->hist_op);
+    if (!m->obs_txn || !m->hist_txn || !m->hist_op)
+        return false;
+    for (uint32_t t = 0; t < obs->n_txns; t++)
+        m->hist_txn[t] = IP_NONE;
+    for (uint32_t o = 0; o < obs->n_ops; o++)
+        m->hist_op[o] = IP_NONE;
+    m->obs_txn[0] = IP_INIT_TXN;
+    m->hist_txn[0] = IP_INIT_TXN;
+    m->n_hist_txns = 1;
+    return true;
+}
+
+static bool session_has_kept(const ip_trace *obs, uint32_t s,
+                             const uint8_t *keep_txn)
+{
+    const ip_session *ss = &obs->sessions[s];
+    for (uint32_t t = ss->txn_first; t < ss->txn_first + ss->txn_count; t++)
+        if (keep_txn[t])
+            return true;
+    return false;
+}
+
+/* Declare the kept sessions, transactions and ops in observed order, so
+ * that history txn ids follow declaration order (map->obs_txn). */
+static bool replay(ip_builder *b, const ip_trace *obs, const ip_assignment *a,
+                   const uint32_t *ev_of_op, const uint8_t *keep,
+                   const uint8_t *keep_txn, ip_history_map *m, ip_error *err)
+{
+    for (uint32_t s = 0; s < obs->n_sessions; s++) {
+        if (!session_has_kept(obs, s, keep_txn))
+            continue;
+        const ip_session *ss = &obs->sessions[s];
+        uint32_t hs = ip_builder_session(b, ip_str(obs, ss->name), err);
+        if (hs == IP_NONE)
+            return false;
+        for (uint32_t t = ss->txn_first; t < ss->txn_first + ss->txn_count;
+             t++) {
+            const ip_txn *x = &obs->txns[t];
+            if (!keep_txn[t])
+                continue;
+            uint32_t h = ip_builder_txn(b, hs, ip_txn_name(obs, t),
+                                        IP_COMMITTED, 0, err);
+            if (h == IP_NONE)
+                return false;
+            m->hist_txn[t] = m->n_hist_txns;
+            m->obs_txn[m->n_hist_txns++] = t;
+            uint32_t idx = 0;
+            for (uint32_t o = x->op_first; o < x->op_first + x->op_count; o++) {
+                if (!keep[o])
+                    continue;
+                if (!add_op(b, obs, a, ev_of_op, o, h, err))
+                    return false;
+                m->hist_op[o] = idx++;
+            }
+        }
+    }
+    return true;
+}
+
+/* The builder numbers txns in declaration order; make sure of it, since
+ * every index the report prints depends on it. */
+static bool map_matches(const ip_trace *h, const ip_trace *obs,
+                        const ip_history_map *m, ip_error *err)
+{
+    if (h->n_txns != m->n_hist_txns)
+        return ip_fail(err, "prediction: history has %u transactions, "
+                       "expected %u", h->n_txns, m->n_hist_txns);
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        if (strcmp(ip_txn_name(h, t), ip_txn_name(obs, m->obs_txn[t])))
+            return ip_fail(err, "prediction: history transaction %u is "
+                           "'%s', expected '%s'", t, ip_txn_name(h, t),
+                           ip_txn_name(obs, m->obs_txn[t]));
+    return true;
+}
+
+static ip_trace *build(const ip_trace *obs, const ip_assignment *a,
+                       const uint32_t *ev_of_op, const uint8_t *keep,
+                       const uint8_t *keep_txn, ip_history_map *m,
+                       ip_error *err)
+{
+    ip_builder *b = ip_builder_new("prediction", ip_str(obs, obs->initial_name),
+                                   IP_STRICT);
+    if (!b) {
+        ip_fail(err, "prediction: out of memory");
+        return NULL;
+    }
+    if (!replay(b, obs, a, ev_of_op, keep, keep_txn, m, err)) {
+        ip_builder_free(b);
+        return NULL;
+    }
+    ip_trace *h = ip_builder_finish(b, err);
+    if (h && !map_matches(h, obs, m, err)) {
+        ip_trace_free(h);
+        return NULL;
+    }
+    return h;
+}
+
+ip_trace *ip_history_from_assignment(const ip_trace *obs,
+                                     const ip_assignment *a, ip_boundary kind,
+                                     ip_history_map *map, ip_error *err)
+{
+    ip_history_map local;
+    ip_history_map *m = map ? map : &local;
+    memset(m, 0, sizeof *m);
+    uint32_t *ev_of_op = ip_events_of_ops(obs);
+    uint8_t *keep = calloc((size_t)obs->n_ops + 1, 1);
+    uint8_t *keep_txn = calloc((size_t)obs->n_txns + 1, 1);
+    ip_trace *h = NULL;
+    bool ok = ev_of_op && keep && keep_txn && alloc_map(m, obs);
+    if (ok && kind == IP_BOUNDARY_STRICT)
+        keep_strict(obs, a, ev_of_op, keep, keep_txn);
+    else if (ok)
+        ok = keep_relaxed(obs, a, keep, keep_txn);
+    if (!ok)
+        ip_fail(err, "prediction: out of memory");
+    else
+        h = build(obs, a, ev_of_op, keep, keep_txn, m, err);
+    free(ev_of_op);
+    free(keep);
+    free(keep_txn);
+    if (!h || !map)
+        ip_history_map_free(m);
+    return h;
+}

@@ -1,0 +1,51 @@
+/* names.c - option names and defaults of the prediction driver. */
+#include "predict.h"
+
+#include <string.h>
+
+const char ip_relaxed_assumption[] =
+    "relaxed boundary: assumes each boundary transaction issues the same "
+    "operations after its changed reads as it did in the observed run";
+
+void ip_predict_opts_default(ip_predict_opts *o)
+{
+    *o = (ip_predict_opts){.model = IP_LVL_CAUSAL,
+                           .boundary = IP_BOUNDARY_RELAXED,
+                           .encoding = IP_ENC_APPROX,
+                           .timeout_ms = 600u * 1000u,
+                           .max_predictions = 1,
+                           .approx_first = true,
+                           .progress = NULL};
+}
+
+const char *ip_boundary_name(ip_boundary b)
+{
+    return b == IP_BOUNDARY_STRICT ? "strict" : "relaxed";
+}
+
+bool ip_boundary_parse(const char *s, ip_boundary *out)
+{
+    if (!strcmp(s, "strict"))
+        *out = IP_BOUNDARY_STRICT;
+    else if (!strcmp(s, "relaxed"))
+        *out = IP_BOUNDARY_RELAXED;
+    else
+        return false;
+    return true;
+}
+
+const char *ip_encoding_name(ip_encoding e)
+{
+    return e == IP_ENC_EXACT ? "exact" : "approx";
+}
+
+bool ip_encoding_parse(const char *s, ip_encoding *out)
+{
+    if (!strcmp(s, "approx") || !strcmp(s, "approximate"))
+        *out = IP_ENC_APPROX;
+    else if (!strcmp(s, "exact") || !strcmp(s, "precise"))
+        *out = IP_ENC_EXACT;
+    else
+        return false;
+    return true;
+}

@@ -1,0 +1,179 @@
+/*
+ * predict.h - the prediction driver: from an observed trace to confirmed,
+ * unserializable predicted histories (IsoPredict, PLDI'24, sections 4-5).
+ *
+ * The driver asks the encoder (encode.h) for assignments, turns each into a
+ * predicted history (a new ip_trace, built from the observed one through
+ * the trace builder), and confirms every candidate with the independent
+ * checkers of validate.h before reporting it:
+ *   - the history must satisfy the weak model (causal or rc), and
+ *   - the history must violate serializability.
+ * Nothing unconfirmed is ever reported as a prediction.
+ *
+ *   approx  a pco cycle proves unserializability, so a candidate the
+ *           checkers reject is a bug in the encoder or the checkers:
+ *           ip_predict_run returns IP_PREDICT_UNCONFIRMED with err saying
+ *           which check failed.
+ *   exact   counterexample-guided: solve the base formula, check the
+ *           candidate for serializability; a serial order found by the
+ *           checker is refuted in the encoder (ip_encoder_refute_order) and
+ *           the formula solved again, until a confirmed candidate, unsat,
+ *           or the time limit.  Optionally the approximate encoding is
+ *           tried first: what it finds and the checkers confirm is an
+ *           answer for the exact encoding too.
+ * With max_predictions > 1 every confirmed prediction's set of changed
+ * reads is blocked (ip_encoder_block) and the search goes on.
+ *
+ * Extraction (ip_history_from_assignment) follows SEMANTICS.md:
+ *   strict   per session, the transactions before the boundary read's
+ *            transaction in full, and that transaction truncated after
+ *            its boundary read (its reads before it, the boundary read
+ *            itself, its writes whose last write precedes the boundary
+ *            read, its local reads of those keys); later ones dropped.
+ *   relaxed  the transactions up to each session's boundary transaction
+ *            that do not happen-after any boundary transaction, each with
+ *            all its operations; boundary transactions' reads read the
+ *            chosen writers.
+ * Transaction and session ids, values and operation order are kept;
+ * aborted transactions are left out.  A changed read's value becomes its
+ * new writer's value for the key when known, and is omitted otherwise.
+ *
+ * Ownership: ip_predict_run allocates the array of predictions; the caller
+ * frees it with ip_predictions_free.  A prediction owns its history, its
+ * assignment, its verdicts and its arrays; it borrows nothing.  No global
+ * state.  Errors: IP_PREDICT_ERROR with err set (resource or solver
+ * failure), IP_PREDICT_UNCONFIRMED (a bug, see above).
+ */
+#ifndef ISOPREDICT_PREDICT_H
+#define ISOPREDICT_PREDICT_H
+
+#include <stdio.h>
+#include "trace.h"
+#include "validate.h"
+#include "encode.h"
+
+typedef struct ip_predict_opts {
+    ip_level model;            /* IP_LVL_CAUSAL or IP_LVL_RC */
+    ip_boundary boundary;
+    ip_encoding encoding;
+    unsigned timeout_ms;       /* whole search, 0 = none */
+    unsigned max_predictions;  /* 0 is taken as 1 */
+    bool approx_first;         /* exact: try the approximate encoding first */
+    FILE *progress;            /* progress lines, or NULL for none */
+} ip_predict_opts;
+
+/* Defaults: causal, relaxed, approx, 600 s, 1 prediction, approx first,
+ * no progress. */
+void ip_predict_opts_default(ip_predict_opts *o);
+
+const char *ip_boundary_name(ip_boundary b);       /* "strict", "relaxed" */
+bool ip_boundary_parse(const char *s, ip_boundary *out);
+const char *ip_encoding_name(ip_encoding e);       /* "approx", "exact" */
+bool ip_encoding_parse(const char *s, ip_encoding *out);
+
+/* Where extraction put things: indices between the observed trace and the
+ * predicted history.  Arrays owned by the map (ip_history_map_free). */
+typedef struct ip_history_map {
+    uint32_t *obs_txn;     /* history txn id -> observed txn id */
+    uint32_t n_hist_txns;
+    uint32_t *hist_txn;    /* observed txn id -> history txn id or IP_NONE */
+    uint32_t *hist_op;     /* observed op -> index of that op inside its
+                              history transaction, or IP_NONE if dropped */
+} ip_history_map;
+
+void ip_history_map_free(ip_history_map *m);
+
+/* The predicted history of an assignment over `obs`.  `map` may be NULL.
+ * NULL with err set when the assignment names a writer the history does
+ * not keep (an assignment breaking the boundary rules) or on OOM. */
+ip_trace *ip_history_from_assignment(const ip_trace *obs,
+                                     const ip_assignment *a, ip_boundary kind,
+                                     ip_history_map *map, ip_error *err);
+
+/* True iff `a` obeys the boundary rules of SEMANTICS.md for `obs`; else
+ * false with err naming the session/read and the rule broken.  An
+ * independent check of the encoder's models, used by the driver and tests. */
+bool ip_assignment_conforms(const ip_trace *obs, const ip_assignment *a,
+                            ip_boundary kind, ip_error *err);
+
+/* A read whose writer differs from the observed one.  Indices refer to the
+ * observed trace except hist_op. */
+typedef struct ip_changed_read {
+    uint32_t event;            /* observed read event */
+    uint32_t txn;              /* observed reader txn */
+    uint32_t hist_op;          /* index of the read in its history txn */
+    uint32_t key;              /* observed key index */
+    uint32_t observed;         /* observed writer txn */
+    uint32_t predicted;        /* predicted writer txn */
+} ip_changed_read;
+
+typedef struct ip_prediction {
+    ip_trace *history;         /* the predicted history */
+    ip_history_map map;
+    ip_assignment assignment;  /* over the observed trace */
+    uint32_t n_sessions;       /* of the observed trace: assignment size */
+    ip_changed_read *changed;
+    uint32_t n_changed;
+    ip_verdict model_verdict;  /* OK: order is a weak commit order */
+    ip_verdict ser_verdict;    /* VIOLATION: cycles[0] proves it */
+    ip_encoding found_by;      /* approx when exact used approx_first */
+    uint32_t iteration;        /* solver call that produced it (1-based) */
+    double seconds;            /* since the start of the search */
+} ip_prediction;
+
+typedef struct ip_predict_stats {
+    ip_encode_stats encode;    /* of the last encoder used */
+    uint32_t solver_calls;
+    uint32_t refuted_orders;   /* exact: serializable candidates refuted */
+    double seconds;
+} ip_predict_stats;
+
+typedef enum {
+    IP_PREDICT_NONE = 0,        /* no prediction exists (unsat) */
+    IP_PREDICT_FOUND = 1,       /* at least one confirmed prediction */
+    IP_PREDICT_ERROR = 2,       /* err set */
+    IP_PREDICT_UNKNOWN = 3,     /* time limit or solver unknown */
+    IP_PREDICT_UNCONFIRMED = 4  /* a candidate failed confirmation: a bug */
+} ip_predict_result;
+
+/* Search.  On FOUND *out holds *n confirmed predictions (also on UNKNOWN
+ * or UNCONFIRMED when some were confirmed before; *n may be 0).  `stats`
+ * may be NULL. */
+ip_predict_result ip_predict_run(const ip_trace *obs,
+                                 const ip_predict_opts *opts,
+                                 ip_prediction **out, uint32_t *n,
+                                 ip_predict_stats *stats, ip_error *err);
+
+void ip_predictions_free(ip_prediction *p, uint32_t n);
+
+/* ---- reporting ------------------------------------------------------------ */
+
+/* The "prediction" object of a predicted-history file (TRACE_FORMAT.md),
+ * as a cJSON* (void* keeps cJSON out of this header).  `observed_path`
+ * names the input; may be NULL. */
+void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
+                               const ip_predict_opts *o,
+                               const char *observed_path);
+
+/* The whole predicted-history file: the trace JSON plus "prediction". */
+void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
+                             const ip_predict_opts *o,
+                             const char *observed_path);
+
+/* Human report of one prediction: changed reads, the cycle in words, the
+ * commit order, the relaxed assumption.  `indent` prefixes every line. */
+void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
+                         const ip_predict_opts *o, FILE *out);
+
+/* "t1 -rw(x)-> t2 -wr(y)-> t1" into buf (truncated with "..."). */
+void ip_cycle_describe(const ip_trace *h, const ip_cycle *c, char *buf,
+                       size_t n);
+
+/* The predicted history as DOT, changed wr edges blue, the cycle bold red. */
+bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
+                             FILE *out);
+
+/* The plain-words assumption of the relaxed boundary. */
+extern const char ip_relaxed_assumption[];
+
+#endif

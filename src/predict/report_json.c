@@ -1,0 +1,154 @@
+/*
+ * report_json.c - a prediction as the "prediction" object of a
+ * predicted-history file (TRACE_FORMAT.md).  Names, never indices: the
+ * file must make sense to someone holding only the file.
+ */
+#include "predict.h"
+
+#include <cjson/cJSON.h>
+
+static const char *obs_session(const ip_trace *obs, uint32_t t)
+{
+    return ip_str(obs, obs->sessions[obs->txns[t].session].name);
+}
+
+static cJSON *boundary_json(const ip_trace *obs, const ip_prediction *p,
+                            ip_boundary kind, uint32_t s)
+{
+    cJSON *o = cJSON_CreateObject();
+    uint32_t b = p->assignment.boundary[s];
+    if (!o || !cJSON_AddStringToObject(o, "session",
+                                       ip_str(obs, obs->sessions[s].name)))
+        goto fail;
+    if (b == IP_NONE) {
+        if (!cJSON_AddStringToObject(o, "kind", "end"))
+            goto fail;
+        return o;
+    }
+    uint32_t t = kind == IP_BOUNDARY_STRICT ? obs->events[b].txn : b;
+    if (!cJSON_AddStringToObject(o, "kind", kind == IP_BOUNDARY_STRICT
+                                                ? "read" : "transaction") ||
+        !cJSON_AddStringToObject(o, "transaction", ip_txn_name(obs, t)))
+        goto fail;
+    if (kind == IP_BOUNDARY_STRICT) {
+        uint32_t op = p->map.hist_op[obs->events[b].op];
+        if (!cJSON_AddNumberToObject(o, "op", op) ||
+            !cJSON_AddStringToObject(o, "key",
+                                     ip_key_name(obs, obs->events[b].key)))
+            goto fail;
+    }
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static cJSON *changed_json(const ip_trace *obs, const ip_changed_read *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o && cJSON_AddStringToObject(o, "session", obs_session(obs, c->txn)) &&
+        cJSON_AddStringToObject(o, "transaction", ip_txn_name(obs, c->txn)) &&
+        cJSON_AddNumberToObject(o, "op", c->hist_op) &&
+        cJSON_AddStringToObject(o, "key", ip_key_name(obs, c->key)) &&
+        cJSON_AddStringToObject(o, "observed",
+                                ip_txn_name(obs, c->observed)) &&
+        cJSON_AddStringToObject(o, "predicted",
+                                ip_txn_name(obs, c->predicted)))
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static cJSON *edge_json(const ip_trace *h, const ip_edge *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddStringToObject(o, "from", ip_txn_name(h, e->from)) ||
+        !cJSON_AddStringToObject(o, "to", ip_txn_name(h, e->to)) ||
+        !cJSON_AddStringToObject(o, "kind", ip_edge_kind_name(e->kind)) ||
+        (e->key != IP_NONE &&
+         !cJSON_AddStringToObject(o, "key", ip_key_name(h, e->key)))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Add `item` to `arr`; false (and item freed) on failure. */
+static bool push(cJSON *arr, cJSON *item)
+{
+    if (item && cJSON_AddItemToArray(arr, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+static bool add_lists(cJSON *o, const ip_trace *obs, const ip_prediction *p,
+                      ip_boundary kind)
+{
+    cJSON *bs = cJSON_AddArrayToObject(o, "boundaries");
+    cJSON *cr = cJSON_AddArrayToObject(o, "changed_reads");
+    cJSON *co = cJSON_AddArrayToObject(o, "commit_order");
+    cJSON *cy = cJSON_AddArrayToObject(o, "cycle");
+    if (!bs || !cr || !co || !cy)
+        return false;
+    for (uint32_t s = 0; s < p->n_sessions; s++)
+        if (!push(bs, boundary_json(obs, p, kind, s)))
+            return false;
+    for (uint32_t i = 0; i < p->n_changed; i++)
+        if (!push(cr, changed_json(obs, &p->changed[i])))
+            return false;
+    const ip_trace *h = p->history;
+    for (uint32_t i = 0; i < p->model_verdict.n_order; i++)
+        if (!push(co, cJSON_CreateString(
+                          ip_txn_name(h, p->model_verdict.order[i]))))
+            return false;
+    if (p->ser_verdict.n_cycles) {
+        const ip_cycle *c = &p->ser_verdict.cycles[0];
+        for (uint32_t i = 0; i < c->n_edges; i++)
+            if (!push(cy, edge_json(h, &c->edges[i])))
+                return false;
+    }
+    return true;
+}
+
+void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
+                               const ip_predict_opts *o,
+                               const char *observed_path)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON *conf = cJSON_CreateObject();
+    bool ok = j && conf &&
+        cJSON_AddStringToObject(j, "model", ip_level_name(o->model)) &&
+        cJSON_AddStringToObject(j, "boundary", ip_boundary_name(o->boundary)) &&
+        cJSON_AddStringToObject(j, "encoding", ip_encoding_name(o->encoding)) &&
+        cJSON_AddStringToObject(j, "found_by", ip_encoding_name(p->found_by)) &&
+        (!observed_path ||
+         cJSON_AddStringToObject(j, "observed", observed_path)) &&
+        add_lists(j, obs, p, o->boundary) &&
+        cJSON_AddStringToObject(conf, ip_level_name(o->model), "satisfied") &&
+        cJSON_AddStringToObject(conf, "ser", "violated");
+    if (ok) {
+        ok = cJSON_AddItemToObject(j, "confirmed", conf);
+        conf = NULL;
+    }
+    if (ok && o->boundary == IP_BOUNDARY_RELAXED)
+        ok = cJSON_AddStringToObject(j, "assumption", ip_relaxed_assumption);
+    cJSON_Delete(conf);
+    if (ok)
+        return j;
+    cJSON_Delete(j);
+    return NULL;
+}
+
+void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
+                             const ip_predict_opts *o,
+                             const char *observed_path)
+{
+    cJSON *root = ip_trace_to_cjson(p->history);
+    cJSON *info = ip_prediction_info_cjson(obs, p, o, observed_path);
+    if (root && info && cJSON_AddItemToObject(root, "prediction", info))
+        return root;
+    cJSON_Delete(root);
+    cJSON_Delete(info);
+    return NULL;
+}

@@ -1,0 +1,157 @@
+/*
+ * report_text.c - a prediction in words and as a Graphviz drawing.
+ */
+#include "predict.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Append printf output to buf[*len..n); keeps the text NUL-terminated and
+ * marks truncation with "...". */
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+    if (*len >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, n - *len, fmt, ap);
+    va_end(ap);
+    if (w < 0 || (size_t)w >= n - *len) {
+        if (n >= 4)
+            memcpy(buf + n - 4, "...", 4);
+        *len = n;
+        return;
+    }
+    *len += (size_t)w;
+}
+
+void ip_cycle_describe(const ip_trace *h, const ip_cycle *c, char *buf,
+                       size_t n)
+{
+    size_t len = 0;
+    if (n == 0)
+        return;
+    buf[0] = '\0';
+    if (!c || c->n_edges == 0)
+        return;
+    append(buf, n, &len, "%s", ip_txn_name(h, c->edges[0].from));
+    for (uint32_t i = 0; i < c->n_edges; i++) {
+        const ip_edge *e = &c->edges[i];
+        if (e->key != IP_NONE)
+            append(buf, n, &len, " -%s(%s)-> %s", ip_edge_kind_name(e->kind),
+                   ip_key_name(h, e->key), ip_txn_name(h, e->to));
+        else
+            append(buf, n, &len, " -%s-> %s", ip_edge_kind_name(e->kind),
+                   ip_txn_name(h, e->to));
+    }
+}
+
+static void print_boundaries(const ip_trace *obs, const ip_prediction *p,
+                             const ip_predict_opts *o, FILE *out)
+{
+    fprintf(out, "  boundaries:");
+    for (uint32_t s = 0; s < p->n_sessions; s++) {
+        uint32_t b = p->assignment.boundary[s];
+        const char *sn = ip_str(obs, obs->sessions[s].name);
+        if (b == IP_NONE)
+            fprintf(out, "%s %s: end", s ? ";" : "", sn);
+        else if (o->boundary == IP_BOUNDARY_STRICT)
+            fprintf(out, "%s %s: read of %s in %s", s ? ";" : "", sn,
+                    ip_key_name(obs, obs->events[b].key),
+                    ip_txn_name(obs, obs->events[b].txn));
+        else
+            fprintf(out, "%s %s: transaction %s", s ? ";" : "", sn,
+                    ip_txn_name(obs, b));
+    }
+    fputc('\n', out);
+}
+
+static void print_changed(const ip_trace *obs, const ip_prediction *p,
+                          FILE *out)
+{
+    if (p->n_changed == 0) {
+        fprintf(out, "  no read changed: the observed trace itself is "
+                "valid and unserializable\n");
+        return;
+    }
+    fprintf(out, "  changed reads:\n");
+    for (uint32_t i = 0; i < p->n_changed; i++) {
+        const ip_changed_read *c = &p->changed[i];
+        uint32_t s = obs->txns[c->txn].session;
+        fprintf(out, "    session %s, transaction %s, op %u: read of %s "
+                "from %s -> from %s\n", ip_str(obs, obs->sessions[s].name),
+                ip_txn_name(obs, c->txn), c->hist_op,
+                ip_key_name(obs, c->key), ip_txn_name(obs, c->observed),
+                ip_txn_name(obs, c->predicted));
+    }
+}
+
+void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
+                         const ip_predict_opts *o, FILE *out)
+{
+    const ip_trace *h = p->history;
+    fprintf(out, "  %u of %u transactions kept; confirmed: %s satisfied, "
+            "ser violated\n", h->n_txns - 1, obs->n_txns - 1,
+            ip_level_name(o->model));
+    print_changed(obs, p, out);
+    print_boundaries(obs, p, o, out);
+    if (p->ser_verdict.n_cycles) {
+        char buf[1024];
+        ip_cycle_describe(h, &p->ser_verdict.cycles[0], buf, sizeof buf);
+        fprintf(out, "  unserializable, cycle: %s\n", buf);
+    }
+    fprintf(out, "  %s commit order:", ip_level_name(o->model));
+    for (uint32_t i = 0; i < p->model_verdict.n_order && i < 40; i++)
+        fprintf(out, " %s", ip_txn_name(h, p->model_verdict.order[i]));
+    fprintf(out, "%s\n", p->model_verdict.n_order > 40 ? " ..." : "");
+    if (o->boundary == IP_BOUNDARY_RELAXED)
+        fprintf(out, "  note: %s\n", ip_relaxed_assumption);
+}
+
+enum { LABEL_LEN = 96 };
+
+bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
+                             FILE *out)
+{
+    const ip_cycle *c = p->ser_verdict.n_cycles ? &p->ser_verdict.cycles[0]
+                                                : NULL;
+    size_t n = p->n_changed + (c ? c->n_edges : 0);
+    ip_dot_edge *edges = calloc(n + 1, sizeof *edges);
+    char (*labels)[LABEL_LEN] = calloc(n + 1, sizeof *labels);
+    if (!edges || !labels) {
+        free(edges);
+        free(labels);
+        return false;
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < p->n_changed; i++, k++) {
+        const ip_changed_read *ch = &p->changed[i];
+        snprintf(labels[k], LABEL_LEN, "wr(%s) predicted, was %s",
+                 ip_key_name(obs, ch->key), ip_txn_name(obs, ch->observed));
+        edges[k] = (ip_dot_edge){.from = p->map.hist_txn[ch->predicted],
+                                 .to = p->map.hist_txn[ch->txn],
+                                 .label = labels[k], .color = "blue",
+                                 .bold = true};
+    }
+    for (uint32_t i = 0; c && i < c->n_edges; i++, k++) {
+        const ip_edge *e = &c->edges[i];
+        if (e->key != IP_NONE)
+            snprintf(labels[k], LABEL_LEN, "%s(%s)",
+                     ip_edge_kind_name(e->kind),
+                     ip_key_name(p->history, e->key));
+        else
+            snprintf(labels[k], LABEL_LEN, "%s", ip_edge_kind_name(e->kind));
+        edges[k] = (ip_dot_edge){.from = e->from, .to = e->to,
+                                 .label = labels[k], .color = "red",
+                                 .bold = true,
+                                 .dashed = e->kind == IP_EDGE_RW};
+    }
+    bool ok = ip_write_dot(p->history, edges, k, out);
+    free(edges);
+    free(labels);
+    return ok;
+}

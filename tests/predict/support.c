@@ -1,0 +1,386 @@
+/* support.c - shared helpers of the predict tests (see support.h). */
+#include "support.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+ip_trace *load_trace(const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ip_error err = {{0}};
+    ip_trace *t = ip_read_file(path, IP_FMT_AUTO, IP_STRICT, &err);
+    if (!t)
+        fprintf(stderr, "\n  cannot load %s: %s\n", path, err.msg);
+    CU_ASSERT_PTR_NOT_NULL(t);
+    return t;
+}
+
+ip_trace *parse_json(const char *text)
+{
+    ip_error err = {{0}};
+    ip_trace *t = ip_read_buffer("inline.json", text, strlen(text),
+                                 IP_FMT_JSON, IP_STRICT, &err);
+    if (!t)
+        fprintf(stderr, "\n  inline trace: %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL(t);
+    return t;
+}
+
+static uint32_t txn_by_name(const ip_trace *t, const char *name)
+{
+    for (uint32_t i = 0; i < t->n_txns; i++)
+        if (!strcmp(ip_txn_name(t, i), name))
+            return i;
+    return IP_NONE;
+}
+
+static const char *session_of(const ip_trace *t, uint32_t txn)
+{
+    return ip_str(t, t->sessions[t->txns[txn].session].name);
+}
+
+/* ---- re-checking a prediction --------------------------------------------- */
+
+static bool checks_hold(const ip_trace *h, ip_level model)
+{
+    ip_verdict vm = {0}, vs = {0};
+    ip_error err = {{0}};
+    ip_check_opts co = {.timeout_ms = 60000, .max_cycles = 1};
+    ip_check_result rm = ip_check(h, model, &co, &vm, &err);
+    ip_check_result rs = ip_check(h, IP_LVL_SER, &co, &vs, &err);
+    bool ok = rm == IP_CHECK_OK && rs == IP_CHECK_VIOLATION &&
+              vs.n_cycles > 0 &&
+              ip_cycle_is_valid(h, IP_LVL_SER, &vs.cycles[0]);
+    if (!ok)
+        fprintf(stderr, "\n  recheck: %s gives %d, ser gives %d (%u cycles)"
+                " %s\n", ip_level_name(model), rm, rs, vs.n_cycles, err.msg);
+    ip_verdict_free(&vm);
+    ip_verdict_free(&vs);
+    return ok;
+}
+
+/* The changed read of p for observed op `o` whose history writer is
+ * `hist_writer`, checked against p's list; counts matches in *found. */
+static bool changed_listed(const ip_trace *obs, const ip_prediction *p,
+                           uint32_t o, const char *hist_writer,
+                           uint32_t *found)
+{
+    for (uint32_t i = 0; i < p->n_changed; i++) {
+        const ip_changed_read *c = &p->changed[i];
+        if (obs->events[c->event].op != o)
+            continue;
+        (*found)++;
+        return !strcmp(ip_txn_name(obs, c->predicted), hist_writer) &&
+               c->observed == obs->ops[o].from;
+    }
+    return false;
+}
+
+/* History txn ht is the observed txn ot with some ops left out. */
+static bool ops_subsequence(const ip_trace *obs, const ip_prediction *p,
+                            uint32_t ot, uint32_t ht, uint32_t *found)
+{
+    const ip_trace *h = p->history;
+    const ip_txn *ox = &obs->txns[ot], *hx = &h->txns[ht];
+    uint32_t o = ox->op_first, end = ox->op_first + ox->op_count;
+    for (uint32_t i = hx->op_first; i < hx->op_first + hx->op_count; i++) {
+        const ip_op *hop = &h->ops[i];
+        const char *key = ip_key_name(h, hop->key);
+        while (o < end && (obs->ops[o].kind != hop->kind ||
+                           strcmp(ip_key_name(obs, obs->ops[o].key), key)))
+            o++;
+        if (o == end)
+            return false;
+        const ip_op *oop = &obs->ops[o];
+        const char *hv = ip_str(h, hop->value), *ov = ip_str(obs, oop->value);
+        if (hop->kind == IP_WRITE && strcmp(hv ? hv : "", ov ? ov : ""))
+            return false;
+        if (hop->kind == IP_READ) {
+            const char *hw = ip_txn_name(h, hop->from);
+            const char *ow = ip_txn_name(obs, oop->from);
+            if (strcmp(hw, ow) && !changed_listed(obs, p, o, hw, found))
+                return false;
+        }
+        o++;
+    }
+    return true;
+}
+
+/* Every history txn is an observed one of the same session, sessions keep
+ * a prefix of their committed txns, ops are subsequences. */
+static bool is_subhistory(const ip_trace *obs, const ip_prediction *p)
+{
+    const ip_trace *h = p->history;
+    uint32_t found = 0;
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const ip_session *hs = &h->sessions[s];
+        uint32_t prev = IP_NONE;
+        for (uint32_t t = hs->txn_first; t < hs->txn_first + hs->txn_count;
+             t++) {
+            uint32_t ot = txn_by_name(obs, ip_txn_name(h, t));
+            if (ot == IP_NONE || strcmp(session_of(obs, ot),
+                                        ip_str(h, hs->name)))
+                return false;
+            /* prefix: no committed observed txn skipped in between */
+            uint32_t from = prev == IP_NONE
+                ? obs->sessions[obs->txns[ot].session].txn_first : prev + 1;
+            for (uint32_t x = from; x < ot; x++)
+                if (ip_committed(obs, x))
+                    return false;
+            if (!ops_subsequence(obs, p, ot, t, &found))
+                return false;
+            prev = ot;
+        }
+    }
+    return found == p->n_changed;
+}
+
+/* Changed reads sit where the boundary allows: strict - the boundary read
+ * itself; relaxed - a read of the boundary transaction. */
+static bool changes_at_boundary(const ip_trace *obs, const ip_prediction *p,
+                                ip_boundary kind)
+{
+    for (uint32_t i = 0; i < p->n_changed; i++) {
+        const ip_changed_read *c = &p->changed[i];
+        uint32_t s = obs->txns[c->txn].session;
+        uint32_t b = p->assignment.boundary[s];
+        if (kind == IP_BOUNDARY_STRICT ? b != c->event : b != c->txn)
+            return false;
+    }
+    return true;
+}
+
+/* The predicted-history file reads back as a trace that checks the same. */
+static bool file_round_trips(const ip_trace *obs, const ip_prediction *p,
+                             const ip_predict_opts *o)
+{
+    cJSON *root = ip_prediction_to_cjson(obs, p, o, "observed.json");
+    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON *pred = root ? cJSON_GetObjectItem(root, "prediction") : NULL;
+    cJSON *changed = pred ? cJSON_GetObjectItem(pred, "changed_reads") : NULL;
+    cJSON *cycle = pred ? cJSON_GetObjectItem(pred, "cycle") : NULL;
+    bool ok = text && changed && cycle &&
+              cJSON_GetArraySize(changed) == (int)p->n_changed &&
+              cJSON_GetArraySize(cycle) > 0;
+    ip_error err = {{0}};
+    ip_trace *back = text ? ip_read_buffer("prediction.json", text,
+                                           strlen(text), IP_FMT_JSON,
+                                           IP_STRICT, &err)
+                          : NULL;
+    ok = ok && back && back->n_txns == p->history->n_txns &&
+         checks_hold(back, o->model);
+    if (!ok)
+        fprintf(stderr, "\n  prediction file does not round-trip: %s\n",
+                err.msg);
+    ip_trace_free(back);
+    cJSON_free(text);
+    cJSON_Delete(root);
+    return ok;
+}
+
+bool recheck_prediction(const ip_trace *obs, const ip_prediction *p,
+                        const ip_predict_opts *o)
+{
+    ip_error err = {{0}};
+    bool conforms = ip_assignment_conforms(obs, &p->assignment, o->boundary,
+                                           &err);
+    if (!conforms)
+        fprintf(stderr, "\n  recheck: %s\n", err.msg);
+    CU_ASSERT_TRUE(conforms);
+    bool checks = checks_hold(p->history, o->model);
+    CU_ASSERT_TRUE(checks);
+    bool sub = is_subhistory(obs, p);
+    CU_ASSERT_TRUE(sub);
+    bool at = changes_at_boundary(obs, p, o->boundary);
+    CU_ASSERT_TRUE(at);
+    bool file = file_round_trips(obs, p, o);
+    CU_ASSERT_TRUE(file);
+    return conforms && checks && sub && at && file;
+}
+
+/* ---- brute force ---------------------------------------------------------- */
+
+typedef struct brute {
+    const ip_trace *obs;
+    ip_level model;
+    ip_boundary kind;
+    ip_assignment a;
+    uint32_t *free_reads, n_free;
+    long budget;
+} brute;
+
+static bool is_free_read(const brute *b, uint32_t e)
+{
+    const ip_event *ev = &b->obs->events[e];
+    uint32_t s = b->obs->txns[ev->txn].session;
+    return b->kind == IP_BOUNDARY_STRICT ? b->a.boundary[s] == e
+                                         : b->a.boundary[s] == ev->txn;
+}
+
+static int leaf(brute *b)
+{
+    if (--b->budget < 0)
+        return -1;
+    ip_error err = {{0}};
+    if (!ip_assignment_conforms(b->obs, &b->a, b->kind, &err))
+        return 0;
+    ip_trace *h = ip_history_from_assignment(b->obs, &b->a, b->kind, NULL,
+                                             &err);
+    if (!h)
+        return 0;
+    ip_verdict vm = {0}, vs = {0};
+    ip_check_opts co = {.timeout_ms = 60000};
+    int sat = ip_check(h, b->model, &co, &vm, &err) == IP_CHECK_OK &&
+              ip_check(h, IP_LVL_SER, &co, &vs, &err) == IP_CHECK_VIOLATION;
+    ip_verdict_free(&vm);
+    ip_verdict_free(&vs);
+    ip_trace_free(h);
+    return sat;
+}
+
+/* Try every writer for free read i and on. */
+static int choose_writers(brute *b, uint32_t i)
+{
+    if (i == b->n_free)
+        return leaf(b);
+    const ip_trace *obs = b->obs;
+    uint32_t e = b->free_reads[i], k = obs->events[e].key;
+    for (uint32_t j = obs->key_writer_first[k];
+         j < obs->key_writer_first[k + 1]; j++) {
+        uint32_t w = obs->key_writer[j];
+        if (w == obs->events[e].txn)
+            continue;
+        b->a.writer[e] = w;
+        int r = choose_writers(b, i + 1);
+        if (r)
+            return r;
+    }
+    b->a.writer[e] = obs->events[e].writer;
+    return 0;
+}
+
+static int with_boundaries(brute *b)
+{
+    const ip_trace *obs = b->obs;
+    b->n_free = 0;
+    for (uint32_t e = 0; e < obs->n_events; e++) {
+        const ip_event *ev = &obs->events[e];
+        if (ev->kind != IP_READ || ev->txn == 0)
+            continue;
+        b->a.writer[e] = ev->writer;
+        uint32_t s = obs->txns[ev->txn].session;
+        uint32_t bd = b->a.boundary[s];
+        if (b->kind == IP_BOUNDARY_STRICT && bd != IP_NONE &&
+            ev->pos > obs->events[bd].pos)
+            b->a.writer[e] = IP_NONE;
+        if (is_free_read(b, e))
+            b->free_reads[b->n_free++] = e;
+    }
+    return choose_writers(b, 0);
+}
+
+static bool boundary_candidate(const brute *b, uint32_t s, uint32_t x)
+{
+    const ip_trace *obs = b->obs;
+    if (b->kind == IP_BOUNDARY_STRICT) {
+        const ip_event *ev = &obs->events[x];
+        return ev->kind == IP_READ && ev->txn != 0 &&
+               obs->txns[ev->txn].session == s;
+    }
+    if (x == 0 || x >= obs->n_txns || obs->txns[x].session != s ||
+        !ip_committed(obs, x))
+        return false;
+    const ip_txn *t = &obs->txns[x];
+    for (uint32_t e = t->ev_first; e < t->ev_first + t->ev_count; e++)
+        if (obs->events[e].kind == IP_READ)
+            return true;
+    return false;
+}
+
+static int choose_boundaries(brute *b, uint32_t s)
+{
+    const ip_trace *obs = b->obs;
+    if (s == obs->n_sessions)
+        return with_boundaries(b);
+    b->a.boundary[s] = IP_NONE;
+    int r = choose_boundaries(b, s + 1);
+    uint32_t n = b->kind == IP_BOUNDARY_STRICT ? obs->n_events : obs->n_txns;
+    for (uint32_t x = 0; !r && x < n; x++) {
+        if (!boundary_candidate(b, s, x))
+            continue;
+        b->a.boundary[s] = x;
+        r = choose_boundaries(b, s + 1);
+    }
+    b->a.boundary[s] = IP_NONE;
+    return r;
+}
+
+int brute_force_sat(const ip_trace *obs, ip_level model, ip_boundary kind)
+{
+    brute b = {.obs = obs, .model = model, .kind = kind, .budget = 200000};
+    b.a.boundary = calloc(obs->n_sessions + 1, sizeof *b.a.boundary);
+    b.a.writer = calloc(obs->n_events + 1, sizeof *b.a.writer);
+    b.free_reads = calloc(obs->n_events + 1, sizeof *b.free_reads);
+    int r = b.a.boundary && b.a.writer && b.free_reads
+                ? choose_boundaries(&b, 0) : -1;
+    free(b.a.boundary);
+    free(b.a.writer);
+    free(b.free_reads);
+    return r;
+}
+
+/* ---- running the driver --------------------------------------------------- */
+
+static bool same_changes(const ip_prediction *a, const ip_prediction *b)
+{
+    if (a->n_changed != b->n_changed)
+        return false;
+    for (uint32_t i = 0; i < a->n_changed; i++)
+        if (a->changed[i].event != b->changed[i].event ||
+            a->changed[i].predicted != b->changed[i].predicted)
+            return false;
+    return true;
+}
+
+uint32_t expect_prediction(const ip_trace *obs, const char *what,
+                           ip_level model, ip_boundary kind,
+                           ip_encoding enc, bool approx_first,
+                           unsigned max_predictions, bool expect_sat)
+{
+    if (!obs)
+        return 0;
+    ip_predict_opts o;
+    ip_predict_opts_default(&o);
+    o.model = model;
+    o.boundary = kind;
+    o.encoding = enc;
+    o.approx_first = approx_first;
+    o.max_predictions = max_predictions;
+    o.timeout_ms = 120000;
+    ip_prediction *p = NULL;
+    uint32_t n = 0;
+    ip_error err = {{0}};
+    ip_predict_result r = ip_predict_run(obs, &o, &p, &n, NULL, &err);
+    ip_predict_result want = expect_sat ? IP_PREDICT_FOUND : IP_PREDICT_NONE;
+    if (r != want)
+        fprintf(stderr, "\n  %s %s/%s/%s%s: expected %s, got result %d "
+                "(%u predictions) %s\n", what, ip_level_name(model),
+                ip_boundary_name(kind), ip_encoding_name(enc),
+                enc == IP_ENC_EXACT && !approx_first ? " (pure cegar)" : "",
+                expect_sat ? "a prediction" : "none", r, n, err.msg);
+    CU_ASSERT_EQUAL(r, want);
+    CU_ASSERT_TRUE(expect_sat ? n >= 1 && n <= max_predictions : n == 0);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!recheck_prediction(obs, &p[i], &o))
+            fprintf(stderr, "  ... in %s %s/%s/%s prediction %u\n", what,
+                    ip_level_name(model), ip_boundary_name(kind),
+                    ip_encoding_name(enc), i + 1);
+        for (uint32_t j = 0; j < i; j++)
+            CU_ASSERT_FALSE(same_changes(&p[i], &p[j]));
+    }
+    ip_predictions_free(p, n);
+    return n;
+}

@@ -1,0 +1,35 @@
+/*
+ * support.h - helpers of the predict tests: loading traces, re-checking a
+ * prediction independently of the driver, and a brute-force oracle that
+ * enumerates assignments without the encoder.
+ */
+#ifndef ISOPREDICT_TEST_PREDICT_SUPPORT_H
+#define ISOPREDICT_TEST_PREDICT_SUPPORT_H
+
+#include "predict.h"
+
+#include <CUnit/CUnit.h>
+
+ip_trace *load_trace(const char *dir, const char *name);
+ip_trace *parse_json(const char *text);
+
+/* Re-check p from scratch: the checkers (model OK, ser VIOLATION, cycle
+ * valid), the boundary rules, the changed reads, that the history is a
+ * sub-history of obs, and that its JSON file reads back and checks the
+ * same.  Failures are CUnit assertions; returns true iff all held. */
+bool recheck_prediction(const ip_trace *obs, const ip_prediction *p,
+                        const ip_predict_opts *o);
+
+/* Exhaustive search of assignments of a small trace: 1 if some assignment
+ * conforms and gives a model-valid, unserializable history, 0 if none,
+ * -1 when the trace is too big to enumerate. */
+int brute_force_sat(const ip_trace *obs, ip_level model, ip_boundary kind);
+
+/* Run the driver and compare with `expect_sat`; every prediction is
+ * re-checked.  Returns the number of predictions. */
+uint32_t expect_prediction(const ip_trace *obs, const char *what,
+                           ip_level model, ip_boundary kind,
+                           ip_encoding enc, bool approx_first,
+                           unsigned max_predictions, bool expect_sat);
+
+#endif

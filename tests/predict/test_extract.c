@@ -1,0 +1,270 @@
+/* test_extract.c - extraction of predicted histories and the boundary rules,
+ * on hand-made assignments (no solver involved). */
+#include "suites.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t txn_id(const ip_trace *t, const char *name)
+{
+    for (uint32_t i = 0; i < t->n_txns; i++)
+        if (!strcmp(ip_txn_name(t, i), name))
+            return i;
+    CU_FAIL("no such transaction");
+    return 0;
+}
+
+/* The read event of `key` in transaction `txn`. */
+static uint32_t read_event(const ip_trace *t, const char *txn,
+                           const char *key)
+{
+    uint32_t x = txn_id(t, txn);
+    const ip_txn *tx = &t->txns[x];
+    for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++)
+        if (t->events[e].kind == IP_READ &&
+            !strcmp(ip_key_name(t, t->events[e].key), key))
+            return e;
+    CU_FAIL("no such read event");
+    return 0;
+}
+
+/* An assignment keeping every observed writer, all boundaries at the end. */
+static ip_assignment observed(const ip_trace *t)
+{
+    ip_assignment a = {calloc(t->n_sessions + 1, sizeof(uint32_t)),
+                       calloc(t->n_events + 1, sizeof(uint32_t))};
+    for (uint32_t s = 0; s < t->n_sessions; s++)
+        a.boundary[s] = IP_NONE;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        a.writer[e] = t->events[e].kind == IP_READ ? t->events[e].writer
+                                                   : IP_NONE;
+    return a;
+}
+
+static void drop(ip_assignment *a)
+{
+    free(a->boundary);
+    free(a->writer);
+}
+
+static const ip_op *hist_op(const ip_trace *h, const char *txn, uint32_t i)
+{
+    uint32_t x = txn_id(h, txn);
+    CU_ASSERT_FATAL(i < h->txns[x].op_count);
+    return &h->ops[h->txns[x].op_first + i];
+}
+
+static void test_deposit_strict(void)
+{
+    ip_trace *obs = load_trace(IP_TRACES, "deposit.json");
+    CU_ASSERT_FATAL(obs != NULL);
+    ip_assignment a = observed(obs);
+    uint32_t e = read_event(obs, "t2", "acct");
+    a.boundary[obs->txns[txn_id(obs, "t2")].session] = e;
+    a.writer[e] = IP_INIT_TXN;
+    ip_error err = {{0}};
+    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_STRICT, &err));
+    ip_history_map m;
+    ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_STRICT, &m,
+                                             &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(h->n_txns, 3);
+    CU_ASSERT_EQUAL(h->txns[txn_id(h, "t1")].op_count, 2);
+    CU_ASSERT_EQUAL(h->txns[txn_id(h, "t2")].op_count, 1);  /* truncated */
+    const ip_op *r = hist_op(h, "t2", 0);
+    CU_ASSERT_EQUAL(r->from, IP_INIT_TXN);
+    /* the initial balance, known from t1's read of the initial state */
+    CU_ASSERT_STRING_EQUAL(ip_str(h, r->value), "0");
+    CU_ASSERT_EQUAL(m.hist_op[obs->events[e].op], 0);
+    CU_ASSERT_EQUAL(m.obs_txn[m.hist_txn[txn_id(obs, "t2")]],
+                    txn_id(obs, "t2"));
+    /* what is left is serializable: t2 reads init, t1 follows */
+    ip_check_opts co = {0};
+    ip_verdict v = {0};
+    CU_ASSERT_EQUAL(ip_check(h, IP_LVL_SER, &co, &v, &err), IP_CHECK_OK);
+    ip_verdict_free(&v);
+    ip_history_map_free(&m);
+    ip_trace_free(h);
+    drop(&a);
+    ip_trace_free(obs);
+}
+
+static void test_deposit_relaxed(void)
+{
+    ip_trace *obs = load_trace(IP_TRACES, "deposit.json");
+    CU_ASSERT_FATAL(obs != NULL);
+    ip_assignment a = observed(obs);
+    uint32_t t2 = txn_id(obs, "t2"), e = read_event(obs, "t2", "acct");
+    a.boundary[obs->txns[t2].session] = t2;
+    a.writer[e] = IP_INIT_TXN;
+    ip_error err = {{0}};
+    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_RELAXED,
+                                          &err));
+    ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_RELAXED,
+                                             NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(h->txns[txn_id(h, "t2")].op_count, 2);  /* whole txn */
+    CU_ASSERT_EQUAL(hist_op(h, "t2", 0)->from, IP_INIT_TXN);
+    CU_ASSERT_STRING_EQUAL(ip_str(h, hist_op(h, "t2", 1)->value), "110");
+    ip_check_opts co = {0};
+    ip_verdict v = {0};
+    CU_ASSERT_EQUAL(ip_check(h, IP_LVL_SER, &co, &v, &err),
+                    IP_CHECK_VIOLATION);
+    ip_verdict_free(&v);
+    CU_ASSERT_EQUAL(ip_check(h, IP_LVL_CAUSAL, &co, &v, &err), IP_CHECK_OK);
+    ip_verdict_free(&v);
+    ip_trace_free(h);
+    drop(&a);
+    ip_trace_free(obs);
+}
+
+/* Relaxed drops what happens-after a boundary transaction: t3 read t2. */
+static void test_relaxed_drops_happens_after(void)
+{
+    ip_trace *obs = load_trace(IP_TRACES, "divergence.json");
+    CU_ASSERT_FATAL(obs != NULL);
+    ip_assignment a = observed(obs);
+    uint32_t t2 = txn_id(obs, "t2");
+    a.boundary[obs->txns[t2].session] = t2;
+    a.writer[read_event(obs, "t2", "acct")] = IP_INIT_TXN;
+    ip_error err = {{0}};
+    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_RELAXED,
+                                          &err));
+    ip_history_map m;
+    ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_RELAXED, &m,
+                                             &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(h->n_sessions, 2);       /* s3 has nothing left */
+    CU_ASSERT_EQUAL(h->n_txns, 3);
+    CU_ASSERT_EQUAL(m.hist_txn[txn_id(obs, "t3")], IP_NONE);
+    ip_history_map_free(&m);
+    ip_trace_free(h);
+    drop(&a);
+    ip_trace_free(obs);
+}
+
+/* Strict truncation drops a write whose last write follows the boundary
+ * read, and the local read of it, but keeps an earlier completed write. */
+static void test_strict_truncates_writes(void)
+{
+    ip_trace *obs = parse_json(
+        "{\"isopredict_trace\":1,\"sessions\":["
+        "{\"id\":\"s1\",\"transactions\":[{\"id\":\"a\",\"ops\":["
+        "{\"op\":\"write\",\"key\":\"x\",\"value\":1},"
+        "{\"op\":\"read\",\"key\":\"x\",\"from\":\"a\",\"value\":1},"
+        "{\"op\":\"write\",\"key\":\"z\",\"value\":5},"
+        "{\"op\":\"read\",\"key\":\"y\",\"from\":\"b\",\"value\":7},"
+        "{\"op\":\"write\",\"key\":\"x\",\"value\":2}]}]},"
+        "{\"id\":\"s2\",\"transactions\":[{\"id\":\"b\",\"ops\":["
+        "{\"op\":\"write\",\"key\":\"y\",\"value\":7}]}]}]}");
+    CU_ASSERT_FATAL(obs != NULL);
+    ip_assignment a = observed(obs);
+    uint32_t e = read_event(obs, "a", "y");
+    a.boundary[obs->txns[txn_id(obs, "a")].session] = e;
+    a.writer[e] = IP_INIT_TXN;
+    ip_error err = {{0}};
+    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_STRICT, &err));
+    ip_history_map m;
+    ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_STRICT, &m,
+                                             &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    uint32_t ha = txn_id(h, "a");
+    CU_ASSERT_EQUAL(h->txns[ha].op_count, 2);
+    CU_ASSERT_EQUAL(hist_op(h, "a", 0)->kind, IP_WRITE);
+    CU_ASSERT_STRING_EQUAL(ip_key_name(h, hist_op(h, "a", 0)->key), "z");
+    CU_ASSERT_EQUAL(hist_op(h, "a", 1)->from, IP_INIT_TXN);
+    CU_ASSERT_PTR_NULL(ip_str(h, hist_op(h, "a", 1)->value)); /* unknown */
+    CU_ASSERT_EQUAL(m.hist_op[obs->events[e].op], 1);
+    ip_history_map_free(&m);
+    ip_trace_free(h);
+    drop(&a);
+    ip_trace_free(obs);
+}
+
+static void expect_rejected(const ip_trace *obs, const ip_assignment *a,
+                            ip_boundary kind, const char *words)
+{
+    ip_error err = {{0}};
+    CU_ASSERT_FALSE(ip_assignment_conforms(obs, a, kind, &err));
+    if (!strstr(err.msg, words))
+        fprintf(stderr, "\n  message '%s' lacks '%s'\n", err.msg, words);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, words));
+}
+
+static void test_rules_rejected(void)
+{
+    ip_trace *obs = load_trace(IP_TRACES, "deposit.json");
+    CU_ASSERT_FATAL(obs != NULL);
+    uint32_t e1 = read_event(obs, "t1", "acct");
+    uint32_t e2 = read_event(obs, "t2", "acct");
+    uint32_t s1 = obs->txns[txn_id(obs, "t1")].session;
+    uint32_t s2 = obs->txns[txn_id(obs, "t2")].session;
+    ip_assignment a = observed(obs);
+    ip_error err = {{0}};
+    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_STRICT, &err));
+    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_RELAXED,
+                                          &err));
+    /* a changed read with the session boundary at its end */
+    a.writer[e2] = IP_INIT_TXN;
+    expect_rejected(obs, &a, IP_BOUNDARY_STRICT, "changed its writer");
+    expect_rejected(obs, &a, IP_BOUNDARY_RELAXED, "changed its writer");
+    /* t2 keeps reading t1, but t1's write lies after alice's boundary */
+    a.writer[e2] = obs->events[e2].writer;
+    a.boundary[s1] = e1;
+    a.boundary[s2] = e2;
+    expect_rejected(obs, &a, IP_BOUNDARY_STRICT, "after that session");
+    /* extraction of such an assignment fails cleanly, naming the read */
+    ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_STRICT,
+                                             NULL, &err);
+    CU_ASSERT_PTR_NULL(h);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "acct"));
+    ip_trace_free(h);
+    /* a boundary that is not a read event of the session */
+    a.boundary[s1] = e2;
+    expect_rejected(obs, &a, IP_BOUNDARY_STRICT, "not a read event");
+    a.boundary[s1] = txn_id(obs, "t2");
+    a.boundary[s2] = IP_NONE;
+    expect_rejected(obs, &a, IP_BOUNDARY_RELAXED, "not a committed");
+    /* reading from a transaction that never wrote the key */
+    a.boundary[s1] = IP_NONE;
+    a.boundary[s2] = txn_id(obs, "t2");
+    a.writer[e2] = txn_id(obs, "t2");
+    expect_rejected(obs, &a, IP_BOUNDARY_RELAXED, "does not write");
+    drop(&a);
+    ip_trace_free(obs);
+}
+
+/* The observed assignment extracts to the observed trace itself. */
+static void test_identity(void)
+{
+    static const char *files[] = {"deposit.json", "smallbank.json",
+                                  "voter.json", "divergence.json"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        ip_trace *obs = load_trace(IP_TRACES, files[i]);
+        CU_ASSERT_FATAL(obs != NULL);
+        ip_assignment a = observed(obs);
+        for (int k = 0; k < 2; k++) {
+            ip_error err = {{0}};
+            ip_trace *h = ip_history_from_assignment(obs, &a, (ip_boundary)k,
+                                                     NULL, &err);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+            CU_ASSERT_EQUAL(h->n_txns, obs->n_txns);
+            CU_ASSERT_EQUAL(h->n_ops, obs->n_ops);
+            CU_ASSERT_EQUAL(h->n_events, obs->n_events);
+            ip_trace_free(h);
+        }
+        drop(&a);
+        ip_trace_free(obs);
+    }
+}
+
+void add_extract_suite(void)
+{
+    CU_pSuite s = CU_add_suite("extract", NULL, NULL);
+    CU_add_test(s, "deposit strict", test_deposit_strict);
+    CU_add_test(s, "deposit relaxed", test_deposit_relaxed);
+    CU_add_test(s, "relaxed drops happens-after", test_relaxed_drops_happens_after);
+    CU_add_test(s, "strict truncates writes", test_strict_truncates_writes);
+    CU_add_test(s, "boundary rules rejected", test_rules_rejected);
+    CU_add_test(s, "observed assignment is identity", test_identity);
+}
