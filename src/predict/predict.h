@@ -22,7 +22,8 @@
  *           tried first: what it finds and the checkers confirm is an
  *           answer for the exact encoding too.
  * With max_predictions > 1 every confirmed prediction's set of changed
- * reads is blocked (ip_encoder_block) and the search goes on.
+ * reads (which reads changed, whatever their new writers) is blocked
+ * (ip_encoder_block) and the search goes on.
  *
  * Extraction (ip_history_from_assignment) follows SEMANTICS.md:
  *   strict   per session, the transactions before the boundary read's

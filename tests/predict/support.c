@@ -210,7 +210,39 @@ typedef struct brute {
     ip_assignment a;
     uint32_t *free_reads, n_free;
     long budget;
+    bool count;                 /* go on after a hit, collecting sets */
+    char **sets;                /* distinct changed-read sets, as text */
+    uint32_t n_sets;
 } brute;
+
+/* Record the set of changed reads of a hit ("event event ..."): which
+ * reads changed, not to what, as ip_encoder_block counts them. */
+static void record_set(brute *b, const ip_history_map *m)
+{
+    char buf[2048];
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t e = 0; e < b->obs->n_events; e++) {
+        const ip_event *ev = &b->obs->events[e];
+        uint32_t w = b->a.writer[e];
+        if (ev->kind != IP_READ || w == IP_NONE || w == ev->writer ||
+            m->hist_txn[ev->txn] == IP_NONE || m->hist_op[ev->op] == IP_NONE)
+            continue;
+        int n = snprintf(buf + len, sizeof buf - len, "%u ", e);
+        if (n > 0 && (size_t)n < sizeof buf - len)
+            len += (size_t)n;
+    }
+    for (uint32_t i = 0; i < b->n_sets; i++)
+        if (!strcmp(b->sets[i], buf))
+            return;
+    char **ns = realloc(b->sets, (b->n_sets + 1) * sizeof *ns);
+    if (!ns)
+        return;
+    b->sets = ns;
+    b->sets[b->n_sets] = strdup(buf);
+    if (b->sets[b->n_sets])
+        b->n_sets++;
+}
 
 static bool is_free_read(const brute *b, uint32_t e)
 {
@@ -227,7 +259,8 @@ static int leaf(brute *b)
     ip_error err = {{0}};
     if (!ip_assignment_conforms(b->obs, &b->a, b->kind, &err))
         return 0;
-    ip_trace *h = ip_history_from_assignment(b->obs, &b->a, b->kind, NULL,
+    ip_history_map m;
+    ip_trace *h = ip_history_from_assignment(b->obs, &b->a, b->kind, &m,
                                              &err);
     if (!h)
         return 0;
@@ -235,10 +268,13 @@ static int leaf(brute *b)
     ip_check_opts co = {.timeout_ms = 60000};
     int sat = ip_check(h, b->model, &co, &vm, &err) == IP_CHECK_OK &&
               ip_check(h, IP_LVL_SER, &co, &vs, &err) == IP_CHECK_VIOLATION;
+    if (sat && b->count)
+        record_set(b, &m);
     ip_verdict_free(&vm);
     ip_verdict_free(&vs);
+    ip_history_map_free(&m);
     ip_trace_free(h);
-    return sat;
+    return b->count ? 0 : sat;
 }
 
 /* Try every writer for free read i and on. */
@@ -318,9 +354,11 @@ static int choose_boundaries(brute *b, uint32_t s)
     return r;
 }
 
-int brute_force_sat(const ip_trace *obs, ip_level model, ip_boundary kind)
+static int brute_force(const ip_trace *obs, ip_level model, ip_boundary kind,
+                       bool count)
 {
-    brute b = {.obs = obs, .model = model, .kind = kind, .budget = 200000};
+    brute b = {.obs = obs, .model = model, .kind = kind, .budget = 200000,
+               .count = count};
     b.a.boundary = calloc(obs->n_sessions + 1, sizeof *b.a.boundary);
     b.a.writer = calloc(obs->n_events + 1, sizeof *b.a.writer);
     b.free_reads = calloc(obs->n_events + 1, sizeof *b.free_reads);
@@ -329,7 +367,20 @@ int brute_force_sat(const ip_trace *obs, ip_level model, ip_boundary kind)
     free(b.a.boundary);
     free(b.a.writer);
     free(b.free_reads);
-    return r;
+    for (uint32_t i = 0; i < b.n_sets; i++)
+        free(b.sets[i]);
+    free(b.sets);
+    return count && r >= 0 ? (int)b.n_sets : r;
+}
+
+int brute_force_sat(const ip_trace *obs, ip_level model, ip_boundary kind)
+{
+    return brute_force(obs, model, kind, false);
+}
+
+int brute_force_count(const ip_trace *obs, ip_level model, ip_boundary kind)
+{
+    return brute_force(obs, model, kind, true);
 }
 
 /* ---- running the driver --------------------------------------------------- */
@@ -339,8 +390,7 @@ static bool same_changes(const ip_prediction *a, const ip_prediction *b)
     if (a->n_changed != b->n_changed)
         return false;
     for (uint32_t i = 0; i < a->n_changed; i++)
-        if (a->changed[i].event != b->changed[i].event ||
-            a->changed[i].predicted != b->changed[i].predicted)
+        if (a->changed[i].event != b->changed[i].event)
             return false;
     return true;
 }

@@ -25,6 +25,10 @@ bool recheck_prediction(const ip_trace *obs, const ip_prediction *p,
  * -1 when the trace is too big to enumerate. */
 int brute_force_sat(const ip_trace *obs, ip_level model, ip_boundary kind);
 
+/* The number of distinct sets of changed reads (which reads changed, not
+ * their new writers) among all predictions (-1: too big). */
+int brute_force_count(const ip_trace *obs, ip_level model, ip_boundary kind);
+
 /* Run the driver and compare with `expect_sat`; every prediction is
  * re-checked.  Returns the number of predictions. */
 uint32_t expect_prediction(const ip_trace *obs, const char *what,

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# End-to-end tests of `isopredict predict`: exit statuses, the report, the
+# written prediction files (re-checked by `isopredict check`), and that
+# outputs never replace existing files.
+# usage: cli_predict.sh ISOPREDICT TRACES_DIR CORPUS_DIR CASE
+set -u
+BIN=$1 TRACES=$2 CORPUS=$3 CASE=$4
+MICRO=$CORPUS/isopredict-microbenchmark
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cli_predict.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+FAILS=0
+
+fail() { echo "FAIL [$CASE]: $*" >&2; FAILS=$((FAILS + 1)); }
+
+# expect STATUS CMD...: run CMD, keep stdout/stderr in out/err, check status
+expect() {
+    local want=$1; shift
+    "$@" >out 2>err
+    local got=$?
+    [ "$got" = "$want" ] || { fail "'$*' exited $got, expected $want"; cat err >&2; }
+}
+
+contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
+lacks() { ! grep -qF -- "$2" "$1" || fail "$1 unexpectedly has '$2'"; }
+
+case $CASE in
+found)
+    expect 1 "$BIN" predict "$TRACES/deposit.json"
+    contains out "causal, relaxed boundary, approx encoding: 1 unserializable prediction"
+    contains out "session bob, transaction t2, op 0: read of acct from t1 -> from init"
+    contains out "cycle: t"
+    contains out "-rw(acct)->"
+    contains out "assumes each boundary transaction issues the same operations"
+    f=isopredict-out/deposit.causal-relaxed-approx.prediction-1.json
+    [ -f "$f" ] || fail "missing $f"
+    contains out "written: $f"
+    contains err "formula:"          # progress on stderr
+    # the prediction file is a trace the checkers agree with
+    expect 1 "$BIN" check --level ser "$f"
+    expect 0 "$BIN" check --level causal "$f"
+    contains "$f" '"prediction"'
+    contains "$f" '"changed_reads"'
+    contains "$f" '"predicted":	"init"'
+    ;;
+none)
+    expect 0 "$BIN" predict --boundary strict "$TRACES/deposit.json"
+    contains out "no prediction"
+    [ ! -e isopredict-out ] || fail "an output directory was made for nothing"
+    expect 0 "$BIN" predict --encoding exact --quiet "$TRACES/wikipedia-unsat.json"
+    contains out "no causal, unserializable execution exists"
+    [ ! -s err ] || fail "--quiet still printed: $(cat err)"
+    ;;
+no_subcommand)
+    # `isopredict --model=rc TRACE` means predict
+    expect 1 "$BIN" --model=rc --boundary=strict --out=o "$MICRO/simple_causal_2s3t.txt"
+    [ -f o/simple_causal_2s3t.rc-strict-approx.prediction-1.json ] || fail "no file in o/"
+    expect 1 "$BIN" check --level ser o/simple_causal_2s3t.rc-strict-approx.prediction-1.json
+    expect 0 "$BIN" check --level rc o/simple_causal_2s3t.rc-strict-approx.prediction-1.json
+    ;;
+models)
+    expect 1 "$BIN" predict --model rc --out o "$MICRO/not_readcommitted.txt"
+    expect 0 "$BIN" predict --model causal --out o "$MICRO/not_readcommitted.txt"
+    expect 0 "$BIN" predict --model causal --out o "$TRACES/voter.json"
+    expect 1 "$BIN" predict --model rc --encoding exact --out o "$TRACES/voter.json"
+    contains out "rc, relaxed boundary, exact encoding: 1 unserializable prediction"
+    for f in o/*.json; do
+        expect 1 "$BIN" check --level ser "$f"
+        expect 0 "$BIN" check --level rc "$f"
+    done
+    ;;
+no_overwrite)
+    mkdir -p o
+    f=o/deposit.causal-relaxed-approx.prediction-1.json
+    echo precious > "$f"
+    expect 1 "$BIN" predict --quiet --out o "$TRACES/deposit.json"
+    [ "$(cat "$f")" = precious ] || fail "$f was overwritten"
+    g=o/deposit.causal-relaxed-approx.prediction-1.2.json
+    [ -f "$g" ] || fail "no uniquified file $g"
+    contains out "written: $g"
+    cp "$g" keep.json
+    expect 1 "$BIN" predict --quiet --out o "$TRACES/deposit.json"
+    cmp -s "$g" keep.json || fail "$g was overwritten by a second run"
+    [ -f o/deposit.causal-relaxed-approx.prediction-1.3.json ] || fail "third run wrote no new file"
+    # an --out that is a file is refused
+    echo x > plain
+    expect 2 "$BIN" predict --quiet --out plain "$TRACES/deposit.json"
+    [ "$(cat plain)" = x ] || fail "plain was modified"
+    ;;
+json_dot)
+    expect 1 "$BIN" predict --json --dot --quiet --out o "$TRACES/smallbank.json"
+    contains out '"result":	"found"'
+    contains out '"changed_reads"'
+    contains out '"cycle"'
+    contains out '"file":	"o/smallbank.causal-relaxed-approx.prediction-1.json"'
+    lacks out "prediction 1:"
+    d=o/smallbank.causal-relaxed-approx.prediction-1.dot
+    [ -f "$d" ] || fail "missing $d"
+    contains "$d" "digraph"
+    contains "$d" "red"
+    contains "$d" "blue"
+    expect 0 "$BIN" predict --json --quiet --boundary strict --out o "$TRACES/deposit.json"
+    contains out '"result":	"none"'
+    ;;
+max_predictions)
+    expect 1 "$BIN" predict --quiet --max-predictions 3 --out o "$MICRO/simple_causal_2s5t.txt"
+    contains out "3 unserializable predictions"
+    n=$(ls o/*.json | wc -l)
+    [ "$n" = 3 ] || fail "expected 3 files, got $n"
+    for f in o/*.json; do
+        expect 1 "$BIN" check --level ser "$f"
+        expect 0 "$BIN" check --level causal "$f"
+    done
+    ;;
+usage)
+    expect 2 "$BIN" predict --model si "$TRACES/deposit.json"
+    contains err "--model must be causal or rc"
+    expect 2 "$BIN" predict --boundary loose "$TRACES/deposit.json"
+    expect 2 "$BIN" predict --encoding fast "$TRACES/deposit.json"
+    expect 2 "$BIN" predict --timeout soon "$TRACES/deposit.json"
+    expect 2 "$BIN" predict --max-predictions 0 "$TRACES/deposit.json"
+    expect 2 "$BIN" predict
+    contains err "no TRACE given"
+    expect 2 "$BIN" predict "$TRACES/deposit.json" "$TRACES/voter.json"
+    expect 2 "$BIN" predict no-such-trace.json
+    contains err "no-such-trace.json"
+    printf '{"isopredict_trace": 1, "sessions": [{"id": "s", "transactions": [{"id": "t", "ops": [{"op": "read", "key": "k", "from": "nobody"}]}]}]}' > bad.json
+    expect 2 "$BIN" predict bad.json
+    contains err "bad.json"
+    expect 0 "$BIN" predict --help
+    contains out "--max-predictions"
+    [ ! -e isopredict-out ] || fail "usage errors made an output directory"
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+[ "$FAILS" = 0 ] || exit 1
+echo "ok [$CASE]"
