@@ -1,5 +1,5 @@
 /* main.c - runner of the predict unit tests: `test_predict [SUITE]` runs
- * one suite (extract, oracle, traces, enumerate, micro_causal, micro_rc)
+ * one suite (extract, confirm, oracle, traces, enumerate, micro_causal, micro_rc)
  * or all of them. */
 #include "suites.h"
 
@@ -13,6 +13,7 @@ typedef struct suite_entry {
 
 static const suite_entry suites[] = {
     {"extract", add_extract_suite},
+    {"confirm", add_confirm_suite},
     {"oracle", add_oracle_suite},
     {"traces", add_traces_suite},
     {"enumerate", add_enumerate_suite},

@@ -5,6 +5,7 @@
 #include "support.h"
 
 void add_extract_suite(void);
+void add_confirm_suite(void);
 void add_oracle_suite(void);
 void add_traces_suite(void);
 void add_enumerate_suite(void);
