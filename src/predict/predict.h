@@ -161,8 +161,8 @@ void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
                              const ip_predict_opts *o,
                              const char *observed_path);
 
-/* Human report of one prediction: changed reads, the cycle in words, the
- * commit order, the relaxed assumption.  `indent` prefixes every line. */
+/* Human report of one prediction: changed reads, boundaries, the cycle in
+ * words, the commit order, the relaxed assumption. */
 void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
                          const ip_predict_opts *o, FILE *out);
 
@@ -170,7 +170,8 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
 void ip_cycle_describe(const ip_trace *h, const ip_cycle *c, char *buf,
                        size_t n);
 
-/* The predicted history as DOT, changed wr edges blue, the cycle bold red. */
+/* The predicted history as DOT: changed wr edges bold orange, the
+ * unserializability cycle bold red. */
 bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
                              FILE *out);
 

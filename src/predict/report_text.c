@@ -134,7 +134,7 @@ bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
                  ip_key_name(obs, ch->key), ip_txn_name(obs, ch->observed));
         edges[k] = (ip_dot_edge){.from = p->map.hist_txn[ch->predicted],
                                  .to = p->map.hist_txn[ch->txn],
-                                 .label = labels[k], .color = "blue",
+                                 .label = labels[k], .color = "darkorange",
                                  .bold = true};
     }
     for (uint32_t i = 0; c && i < c->n_edges; i++, k++) {

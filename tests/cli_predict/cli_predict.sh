@@ -98,7 +98,8 @@ json_dot)
     [ -f "$d" ] || fail "missing $d"
     contains "$d" "digraph"
     contains "$d" "red"
-    contains "$d" "blue"
+    contains "$d" "darkorange"
+    contains "$d" "predicted, was"
     expect 0 "$BIN" predict --json --quiet --boundary strict --out o "$TRACES/deposit.json"
     contains out '"result":	"none"'
     ;;
