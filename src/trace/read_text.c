@@ -65,6 +65,14 @@ static bool bracketed(cursor *c, const char **s, const char **e)
         c->want = close ? "a name before ']'" : "']'";
         return false;
     }
+    /* names become JSON strings and C strings: no NUL or control bytes */
+    for (const char *q = c->p; q < close; q++) {
+        if ((unsigned char)*q < 0x20 || *q == 0x7f) {
+            c->p = q;
+            c->want = "a printable name (found a control byte)";
+            return false;
+        }
+    }
     *s = c->p;
     *e = close;
     c->p = close + 1;

@@ -95,6 +95,10 @@ static void test_text_errors(void)
     expect_read_error(f, "WRITE KEY[x Txn(1, 0)\n", "t.txt:1:", "']'");
     expect_read_error(f, "WRITE KEY[] Txn(1, 0)\n", "t.txt:1:",
                       "a name before ']'");
+    expect_read_error(f, "WRITE KEY[a\tb] Txn(1, 0)\n", "t.txt:1: column 12",
+                      "a printable name");
+    expect_read_error(f, "INSERT[1] to Set[\x01] Txn(1, 0)\n",
+                      "t.txt:1: column 18", "a printable name");
     expect_read_error(f, "WRITE KEY[x] Txn(1, 0) junk\n", "t.txt:1: column 24",
                       "expected the end of the line");
     expect_read_error(f, "WRITE KEY[x] Txn(1, -2)\n", "t.txt:1: column 21",
