@@ -1,0 +1,42 @@
+#!/bin/sh
+# isopredict validate: input errors exit 2 with a message, never 0 or 1.
+# usage: validate_errors.sh ISOPREDICT APP WORKDIR
+set -u
+ip=$1 app=$2 dir=$3
+rm -rf "$dir"
+mkdir -p "$dir"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+"$app" --seed 3 --record "$dir/obs.json" --quiet || fail "record"
+expect2() {
+    what=$1
+    shift
+    "$@" > "$dir/out.txt" 2> "$dir/err.txt"
+    st=$?
+    [ "$st" = 2 ] || fail "$what: exit $st, expected 2"
+    [ -s "$dir/err.txt" ] || fail "$what: no message"
+    echo "$what: $(head -1 "$dir/err.txt")"
+}
+expect2 "no --app" "$ip" validate "$dir/obs.json"
+expect2 "not a prediction" "$ip" validate --app "$app" "$dir/obs.json"
+expect2 "missing file" "$ip" validate --app "$app" "$dir/nope.json"
+jq '. + {prediction: {model: "causal", commit_order: .schedule}}' \
+    "$dir/obs.json" > "$dir/pred.json"
+: > "$dir/exists.json"
+expect2 "existing --out" "$ip" validate --app "$app" --out "$dir/exists.json" \
+    "$dir/pred.json"
+[ ! -s "$dir/exists.json" ] || fail "overwrote --out"
+expect2 "missing app" "$ip" validate --app "$dir/no-such-app" "$dir/pred.json"
+jq '.prediction.model = "si"' "$dir/pred.json" > "$dir/si.json"
+expect2 "bad model" "$ip" validate --app "$app" "$dir/si.json"
+jq 'del(.workload)' "$dir/pred.json" > "$dir/nowl.json"
+expect2 "no workload" "$ip" validate --app "$app" "$dir/nowl.json"
+# the observed trace replayed as its own prediction is serializable
+"$ip" validate --app "$app" "$dir/pred.json" > "$dir/out.txt" 2>/dev/null
+st=$?
+[ "$st" = 0 ] || fail "serializable replay: exit $st, expected 0"
+grep -q "^not-validated: the validating execution is serializable" "$dir/out.txt" ||
+    fail "serializable replay: $(cat "$dir/out.txt")"
+"$ip" validate --app "$app" --sessions 3 --txns 4 --seed 3 "$dir/nowl.json" \
+    > /dev/null 2>&1
+[ "$?" = 0 ] || fail "workload from options"
+echo ok
