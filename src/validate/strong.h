@@ -21,8 +21,11 @@
  *   2. for the other keys every undecided writer pair is pruned with
  *      reachability: an order whose implied ww/rw edges would close a cycle
  *      fixes the other order, to a fixpoint;
- *   3. what is left goes to Z3 (integer rank per point, one Boolean per
- *      undecided pair), bounded by opts->timeout_ms.
+ *   3. what is left: first the guess "order as the topological order
+ *      does"; if that closes a cycle, Z3 picks one Boolean per undecided
+ *      pair and every cycle found under its choice becomes a clause
+ *      excluding it, until a choice is acyclic or none is left (unsat);
+ *      bounded by opts->timeout_ms.
  * Witnesses: ser success: serial order; si success: commit order (both txn
  * 0 first, every committed txn once).  Violation: one cycle whose ww edges
  * are forced=1 when every valid choice has them, forced=0 when they are one
@@ -58,13 +61,14 @@ typedef struct ip_strong_stats {
     uint64_t pairs_pruned;    /* of those, fixed by reachability pruning */
     uint32_t prune_passes;
     uint64_t pairs_solver;    /* left to the solver */
-    uint32_t solver_calls;    /* 0 when decided without Z3 */
+    uint32_t solver_calls;    /* Z3 checks; 0 when decided without Z3 */
 } ip_strong_stats;
 
 /* Knobs for tests: switch phases off to exercise the later ones. */
 typedef struct ip_strong_opts {
     bool no_chains;           /* do not order keys by direct evidence */
     bool no_pruning;          /* send every undecided pair to the solver */
+    bool no_guess;            /* skip the topological guess before Z3 */
 } ip_strong_opts;
 
 /* The checker behind ip_check_ser/si; si selects the level.  stats and

@@ -46,7 +46,8 @@ static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
     switch (sg_prune(c, sopts->no_pruning)) {
     case SG_CONFLICT: return IP_CHECK_VIOLATION;
     case SG_DONE:     return IP_CHECK_OK;
-    case SG_OPEN:     return sg_solve(c, opts ? opts->timeout_ms : 0);
+    case SG_OPEN:     return sg_solve(c, opts ? opts->timeout_ms : 0,
+                                    sopts->no_guess);
     default:          return IP_CHECK_ERROR;
     }
 }
@@ -58,7 +59,7 @@ ip_check_result ip_check_strong(const ip_trace *t, bool si,
 {
     double t0 = now_seconds();
     ip_strong_stats local_stats;
-    ip_strong_opts no_opts = { false, false };
+    ip_strong_opts no_opts = { false, false, false };
     ip_error local_err;
     if (!stats)
         stats = &local_stats;

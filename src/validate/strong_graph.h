@@ -51,6 +51,7 @@ typedef struct sg_ctx {
     uint32_t n_ukeys, *uk_key, *uk_first, *uk_w;
     uint64_t *uk_ord;
     int8_t *ord;
+    uint32_t fixed_edges;     /* edges before any pair of uk_* was decided */
     ip_strong_stats *stats;
     ip_error *err;
 } sg_ctx;
@@ -112,11 +113,18 @@ typedef enum { SG_OPEN, SG_DONE, SG_CONFLICT, SG_FAIL } sg_status;
  * remains.  SG_OPEN: pairs remain.  SG_FAIL: out of memory. */
 sg_status sg_prune(sg_ctx *c, bool no_pruning);
 
+/* ---- strong_reduce.c ---- */
+/* Replace the edges of decided pairs by those of the covering pairs only
+ * (a before b with no decided c in between): same reachability, far fewer
+ * edges.  The graph needs re-indexing afterwards. */
+bool sg_rebuild_decided(sg_ctx *c);
+
 /* ---- strong_solve.c ---- */
-/* Decide the remaining pairs with Z3 and add the chosen orders' edges:
- * IP_CHECK_OK (graph acyclic), IP_CHECK_VIOLATION (a completion was added
- * and the graph holds a cycle), IP_CHECK_UNKNOWN or IP_CHECK_ERROR. */
-ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms);
+/* Decide the remaining pairs (a topological guess unless no_guess, then
+ * Z3) and add the chosen orders' edges; the graph is indexed on return:
+ * IP_CHECK_OK (acyclic), IP_CHECK_VIOLATION (a completion was added and
+ * the graph holds a cycle), IP_CHECK_UNKNOWN or IP_CHECK_ERROR. */
+ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms, bool no_guess);
 /* Complete every undecided pair in the current topological order. */
 bool sg_complete_by_topo(sg_ctx *c);
 

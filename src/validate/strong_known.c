@@ -300,5 +300,6 @@ bool sg_chain_keys(sg_ctx *c, bool no_chains)
             ok = sg_add_option(c, k, w[i - 1].txn, w[i].txn, 1);
     }
     free(w);
+    c->fixed_edges = c->g.n_edges;
     return ok;
 }

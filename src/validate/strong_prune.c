@@ -186,6 +186,7 @@ sg_status sg_prune(sg_ctx *c, bool no_pruning)
 {
     reach r = { .c = c };
     sg_status st = SG_FAIL;
+    bool dirty = false;
     r.tgt = malloc((size_t)(c->g.n_points ? c->g.n_points : 1) * sizeof *r.tgt);
     r.blocked = malloc(c->uk_ord[c->n_ukeys] ? c->uk_ord[c->n_ukeys] : 1);
     if (!r.tgt || !r.blocked)
@@ -196,6 +197,11 @@ sg_status sg_prune(sg_ctx *c, bool no_pruning)
         if (!c->g.acyclic) {
             st = SG_CONFLICT;
             break;
+        }
+        if (dirty) {   /* drop implied edges while reachability is known */
+            dirty = false;
+            if (!sg_rebuild_decided(c) || !sg_index(&c->g))
+                goto out;
         }
         uint64_t open = undecided_pairs(c);
         c->stats->pairs_solver = open;
@@ -230,6 +236,7 @@ sg_status sg_prune(sg_ctx *c, bool no_pruning)
             st = SG_OPEN;
             break;
         }
+        dirty = true;
     }
 out:
     if (st == SG_FAIL && c->err->msg[0] == '\0')

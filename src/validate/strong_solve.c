@@ -1,31 +1,37 @@
 /*
- * strong_solve.c - the writer pairs pruning left open, decided by Z3.
+ * strong_solve.c - the writer pairs pruning left open.
  *
- * Encoding (difference logic): an integer rank per point, rank(x) <
- * rank(y) for every known edge x -> y, and per open pair a Boolean b with
- * b => the edges of "a before b", !b => those of "b before a".  Ranks make
- * every satisfying choice acyclic and, per key, transitive (a cycle among
- * writers would be a rank cycle), so models are exactly the valid
- * completions.  Only points on a known path between two endpoints of
- * conditional edges are encoded: no other point can lie on a new cycle.
+ * First the cheap guess: order every open pair as the current topological
+ * order does.  ww edges then all point forward; only rw edges can close a
+ * cycle, and for serializable histories the guess usually stands.
+ *
+ * Otherwise lazy search (counterexample-guided): Z3 chooses one Boolean
+ * per open pair ("first writer before second"); the chosen orders' edges
+ * are added to the known graph and tested for a cycle; a cycle's
+ * conditional edges come from some pairs, and the clause "not all of
+ * these choices" excludes it.  Sat with an acyclic graph: valid.  Unsat:
+ * every choice contains an excluded cycle, so none is valid.  Each answer
+ * is checked on the graph itself, never taken on trust.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <z3.h>
 
 #include "strong_graph.h"
 
 typedef struct open_pair { uint32_t uk, i, j; } open_pair;
 
-typedef struct enc {
+typedef struct search {
     sg_ctx *c;
-    Z3_context z;
-    Z3_ast *rank;             /* per point, NULL if not encoded */
-    uint8_t *mark;            /* conflict point marks, then reach marks */
-    Z3_ast *conj;             /* edges of the order being encoded */
-    uint32_t n_conj, cap_conj;
-    bool oom;
-} enc;
+    open_pair *p;
+    uint64_t n;
+    uint8_t *first;           /* per pair: 1 if writer i goes first */
+    uint32_t known;           /* edges of the known graph */
+    uint32_t *edge_first;     /* per pair: first of its edges; n+1 entries */
+    uint64_t *cyc_pairs;      /* pairs on the last cycle (none yet: 0) */
+    uint32_t n_cyc;
+} search;
 
 static uint32_t writer(const sg_ctx *c, uint32_t uk, uint32_t i)
 {
@@ -58,109 +64,63 @@ static open_pair *collect_open(const sg_ctx *c, uint64_t *n_out)
     return p;
 }
 
-static bool mark_ends(void *env, const sg_edge *e)
+static bool add_pair_order(sg_ctx *c, const open_pair *p, bool i_first)
 {
-    enc *x = env;
-    x->mark[e->from] |= 1;
-    x->mark[e->to] |= 1;
-    return true;
-}
-
-/* Points both reachable from and reaching a conflict point: bit 2 = from
- * (forward, in topological order), bit 4 = reaching (backward). */
-static void mark_relevant(enc *x)
-{
-    const sg_graph *g = &x->c->g;
-    for (uint32_t k = 0; k < g->n_points; k++) {
-        uint32_t p = g->topo[k];
-        if (x->mark[p] & 1)
-            x->mark[p] |= 2;
-        if (x->mark[p] & 2)
-            for (uint32_t i = g->out_first[p]; i < g->out_first[p + 1]; i++)
-                x->mark[g->edges[g->out_edge[i]].to] |= 2;
-    }
-    for (uint32_t k = g->n_points; k-- > 0;) {
-        uint32_t p = g->topo[k];
-        if (x->mark[p] & 1)
-            x->mark[p] |= 4;
-        if (x->mark[p] & 4)
-            for (uint32_t i = g->in_first[p]; i < g->in_first[p + 1]; i++)
-                x->mark[g->edges[g->in_edge[i]].from] |= 4;
-    }
-}
-
-static Z3_ast rank_of(enc *x, uint32_t p)
-{
-    if (!x->rank[p]) {
-        Z3_sort s = Z3_mk_int_sort(x->z);
-        x->rank[p] = Z3_mk_const(x->z, Z3_mk_int_symbol(x->z, (int)p), s);
-    }
-    return x->rank[p];
-}
-
-static bool add_conj(void *env, const sg_edge *e)
-{
-    enc *x = env;
-    if (x->n_conj == x->cap_conj) {
-        uint32_t cap = x->cap_conj ? 2 * x->cap_conj : 16;
-        Z3_ast *q = realloc(x->conj, cap * sizeof *q);
-        if (!q) {
-            x->oom = true;
-            return false;
-        }
-        x->conj = q;
-        x->cap_conj = cap;
-    }
-    x->conj[x->n_conj++] = Z3_mk_lt(x->z, rank_of(x, e->from),
-                                    rank_of(x, e->to));
-    return true;
-}
-
-/* The conjunction of the edges of "writer i before writer j". */
-static Z3_ast order_formula(enc *x, const open_pair *p, bool i_first)
-{
-    const sg_ctx *c = x->c;
     uint32_t a = writer(c, p->uk, p->i), b = writer(c, p->uk, p->j);
-    x->n_conj = 0;
-    sg_option_edges(c, c->uk_key[p->uk], i_first ? a : b, i_first ? b : a, 0,
-                    add_conj, x);
-    return Z3_mk_and(x->z, x->n_conj, x->conj);
+    *sg_ord(c, p->uk, p->i, p->j) = i_first ? 1 : -1;
+    *sg_ord(c, p->uk, p->j, p->i) = i_first ? -1 : 1;
+    return sg_add_option(c, c->uk_key[p->uk], i_first ? a : b,
+                         i_first ? b : a, 0);
 }
 
-static void assert_known(enc *x, Z3_solver s)
+/* The pair that added edge e (edges of pairs are appended in pair order). */
+static uint64_t pair_of_edge(const search *s, uint32_t e)
 {
-    const sg_graph *g = &x->c->g;
-    for (uint32_t e = 0; e < g->n_edges; e++) {
-        uint32_t u = g->edges[e].from, v = g->edges[e].to;
-        if ((x->mark[u] & 6) == 6 && (x->mark[v] & 6) == 6)
-            Z3_solver_assert(x->z, s, Z3_mk_lt(x->z, rank_of(x, u),
-                                               rank_of(x, v)));
+    uint64_t lo = 0, hi = s->n;   /* edge_first[lo] <= e < edge_first[hi] */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (s->edge_first[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
     }
+    return lo;
 }
 
-static Z3_ast pair_var(enc *x, uint64_t k)
+/* Replace the conditional edges by those of s->first and test the graph.
+ * Returns false when out of memory; *acyclic tells the outcome, and on a
+ * cycle s->cyc_pairs lists the pairs whose choices it uses. */
+static bool try_choice(search *s, bool *acyclic)
 {
-    Z3_symbol sym = Z3_mk_int_symbol(x->z, (int)(x->c->g.n_points + k));
-    return Z3_mk_const(x->z, sym, Z3_mk_bool_sort(x->z));
-}
-
-/* Add the edges the model chose (or, without a model, the topological
- * completion). */
-static bool apply_model(enc *x, Z3_model m, const open_pair *p, uint64_t n)
-{
-    sg_ctx *c = x->c;
-    for (uint64_t k = 0; k < n; k++) {
-        Z3_ast v = NULL;
-        if (!Z3_model_eval(x->z, m, pair_var(x, k), true, &v))
-            return ip_fail(c->err, "ser/si check: Z3 model evaluation failed");
-        bool i_first = Z3_get_bool_value(x->z, v) == Z3_L_TRUE;
-        uint32_t a = writer(c, p[k].uk, p[k].i), b = writer(c, p[k].uk, p[k].j);
-        *sg_ord(c, p[k].uk, p[k].i, p[k].j) = i_first ? 1 : -1;
-        *sg_ord(c, p[k].uk, p[k].j, p[k].i) = i_first ? -1 : 1;
-        if (!sg_add_option(c, c->uk_key[p[k].uk], i_first ? a : b,
-                           i_first ? b : a, 0))
+    sg_ctx *c = s->c;
+    c->g.n_edges = s->known;
+    for (uint64_t k = 0; k < s->n; k++) {
+        s->edge_first[k] = c->g.n_edges;
+        if (!add_pair_order(c, &s->p[k], s->first[k]))
             return false;
     }
+    s->edge_first[s->n] = c->g.n_edges;
+    if (!sg_index(&c->g))
+        return sg_oom(c);
+    *acyclic = c->g.acyclic;
+    if (*acyclic)
+        return true;
+    uint32_t len = 0;
+    uint32_t *cyc = sg_find_cycle(&c->g, &len);
+    if (!cyc)
+        return sg_oom(c);
+    s->n_cyc = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (cyc[i] < s->known)
+            continue;
+        uint64_t k = pair_of_edge(s, cyc[i]);
+        bool dup = false;
+        for (uint32_t q = 0; q < s->n_cyc; q++)
+            dup = dup || s->cyc_pairs[q] == k;
+        if (!dup)
+            s->cyc_pairs[s->n_cyc++] = k;
+    }
+    free(cyc);
     return true;
 }
 
@@ -173,106 +133,169 @@ bool sg_complete_by_topo(sg_ctx *c)
     bool ok = true;
     for (uint64_t k = 0; ok && k < n; k++) {
         uint32_t a = writer(c, p[k].uk, p[k].i), b = writer(c, p[k].uk, p[k].j);
-        bool a_first = c->g.topo_pos[sg_commit(c, a)] <
-                       c->g.topo_pos[sg_commit(c, b)];
-        *sg_ord(c, p[k].uk, p[k].i, p[k].j) = a_first ? 1 : -1;
-        *sg_ord(c, p[k].uk, p[k].j, p[k].i) = a_first ? -1 : 1;
-        ok = sg_add_option(c, c->uk_key[p[k].uk], a_first ? a : b,
-                           a_first ? b : a, 0);
+        ok = add_pair_order(c, &p[k], c->g.topo_pos[sg_commit(c, a)] <
+                                          c->g.topo_pos[sg_commit(c, b)]);
     }
     free(p);
     return ok;
 }
 
-static ip_check_result run(enc *x, const open_pair *p, uint64_t n,
-                           unsigned timeout_ms)
+static double now_ms(void)
 {
-    sg_ctx *c = x->c;
-    Z3_context z = x->z;
-    Z3_solver s = Z3_mk_solver_for_logic(z, Z3_mk_string_symbol(z, "QF_IDL"));
-    Z3_solver_inc_ref(z, s);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static Z3_ast pair_var(Z3_context z, uint64_t k)
+{
+    return Z3_mk_const(z, Z3_mk_int_symbol(z, (int)k), Z3_mk_bool_sort(z));
+}
+
+/* Exclude the last cycle: some pair on it must choose the other order. */
+static bool exclude_cycle(const search *s, Z3_context z, Z3_solver sv)
+{
+    Z3_ast *lits = malloc((s->n_cyc ? s->n_cyc : 1) * sizeof *lits);
+    if (!lits)
+        return false;
+    for (uint32_t q = 0; q < s->n_cyc; q++) {
+        Z3_ast v = pair_var(z, s->cyc_pairs[q]);
+        lits[q] = s->first[s->cyc_pairs[q]] ? Z3_mk_not(z, v) : v;
+    }
+    Z3_solver_assert(z, sv, Z3_mk_or(z, s->n_cyc, lits));
+    free(lits);
+    return true;
+}
+
+static bool read_model(search *s, Z3_context z, Z3_solver sv)
+{
+    Z3_model m = Z3_solver_get_model(z, sv);
+    if (!m)
+        return false;
+    Z3_model_inc_ref(z, m);
+    bool ok = true;
+    for (uint64_t k = 0; ok && k < s->n; k++) {
+        Z3_ast v = NULL;
+        ok = Z3_model_eval(z, m, pair_var(z, k), true, &v);
+        s->first[k] = ok && Z3_get_bool_value(z, v) == Z3_L_TRUE;
+    }
+    Z3_model_dec_ref(z, m);
+    return ok;
+}
+
+/* The lazy loop; the graph holds the last tried choice's edges. */
+static ip_check_result lazy(search *s, Z3_context z, unsigned timeout_ms)
+{
+    sg_ctx *c = s->c;
+    double deadline = now_ms() + timeout_ms;
+    Z3_solver sv = Z3_mk_solver(z);
+    Z3_solver_inc_ref(z, sv);
     Z3_params prm = Z3_mk_params(z);
     Z3_params_inc_ref(z, prm);
-    if (timeout_ms)
-        Z3_params_set_uint(z, prm, Z3_mk_string_symbol(z, "timeout"),
-                           timeout_ms);
-    Z3_solver_set_params(z, s, prm);
-    assert_known(x, s);
-    for (uint64_t k = 0; k < n && !x->oom; k++) {
-        Z3_ast b = pair_var(x, k);
-        Z3_ast yes = order_formula(x, &p[k], true);
-        Z3_ast no = order_formula(x, &p[k], false);
-        Z3_solver_assert(z, s, Z3_mk_implies(z, b, yes));
-        Z3_solver_assert(z, s, Z3_mk_implies(z, Z3_mk_not(z, b), no));
-    }
     ip_check_result res = IP_CHECK_ERROR;
-    if (x->oom) {
-        sg_oom(c);
-        goto out;
-    }
-    c->stats->solver_calls++;
-    Z3_lbool r = Z3_solver_check(z, s);
-    if (Z3_get_error_code(z) != Z3_OK) {
-        ip_fail(c->err, "ser/si check: Z3 failed: %s",
-                Z3_get_error_msg(z, Z3_get_error_code(z)));
-    } else if (r == Z3_L_UNDEF) {
-        res = IP_CHECK_UNKNOWN;
-    } else if (r == Z3_L_TRUE) {
-        Z3_model m = Z3_solver_get_model(z, s);
-        Z3_model_inc_ref(z, m);
-        if (apply_model(x, m, p, n))
+    c->stats->solver_calls = 0;
+    for (;;) {
+        if (s->n_cyc > 0 && !exclude_cycle(s, z, sv)) {
+            sg_oom(c);
+            break;
+        }
+        double left = deadline - now_ms();
+        if (timeout_ms && left < 1) {
+            res = IP_CHECK_UNKNOWN;
+            break;
+        }
+        if (timeout_ms) {
+            Z3_params_set_uint(z, prm, Z3_mk_string_symbol(z, "timeout"),
+                               (unsigned)left);
+            Z3_solver_set_params(z, sv, prm);
+        }
+        c->stats->solver_calls++;
+        Z3_lbool r = Z3_solver_check(z, sv);
+        if (Z3_get_error_code(z) != Z3_OK) {
+            ip_fail(c->err, "ser/si check: Z3 failed: %s",
+                    Z3_get_error_msg(z, Z3_get_error_code(z)));
+            break;
+        }
+        if (r != Z3_L_TRUE) {
+            res = r == Z3_L_FALSE ? IP_CHECK_VIOLATION : IP_CHECK_UNKNOWN;
+            break;
+        }
+        bool acyclic = false;
+        if (!read_model(s, z, sv)) {
+            ip_fail(c->err, "ser/si check: Z3 model evaluation failed");
+            break;
+        }
+        if (!try_choice(s, &acyclic))
+            break;
+        if (acyclic) {
             res = IP_CHECK_OK;
-        Z3_model_dec_ref(z, m);
-    } else if (sg_complete_by_topo(c)) {
-        res = IP_CHECK_VIOLATION;
+            break;
+        }
     }
-out:
     Z3_params_dec_ref(z, prm);
-    Z3_solver_dec_ref(z, s);
+    Z3_solver_dec_ref(z, sv);
     return res;
 }
 
-ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms)
+/* Unsat: show a cycle under the topological completion of the known
+ * graph (every completion has one). */
+static bool violation_witness(search *s)
 {
-    uint64_t n = 0;
-    uint32_t np = c->g.n_points;
-    enc x = { .c = c };
-    open_pair *p = collect_open(c, &n);
-    x.rank = calloc(np ? np : 1, sizeof *x.rank);
-    x.mark = calloc(np ? np : 1, 1);
+    sg_ctx *c = s->c;
+    c->g.n_edges = s->known;
+    for (uint64_t k = 0; k < s->n; k++) {
+        *sg_ord(c, s->p[k].uk, s->p[k].i, s->p[k].j) = 0;
+        *sg_ord(c, s->p[k].uk, s->p[k].j, s->p[k].i) = 0;
+    }
+    if (!sg_index(&c->g))
+        return sg_oom(c);
+    if (!sg_complete_by_topo(c))
+        return false;
+    if (!sg_index(&c->g))
+        return sg_oom(c);
+    if (c->g.acyclic)
+        return ip_fail(c->err, "ser/si check: internal error: solver found "
+                               "no valid order, the completion has no cycle");
+    return true;
+}
+
+ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms, bool no_guess)
+{
+    search s = { .c = c, .known = c->g.n_edges };
+    s.p = collect_open(c, &s.n);
+    s.first = malloc(s.n ? s.n : 1);
+    s.edge_first = malloc((s.n + 1) * sizeof *s.edge_first);
+    s.cyc_pairs = malloc((s.n ? s.n : 1) * sizeof *s.cyc_pairs);
     ip_check_result res = IP_CHECK_ERROR;
-    if (!p || !x.rank || !x.mark) {
+    if (!s.p || !s.first || !s.edge_first || !s.cyc_pairs) {
         sg_oom(c);
         goto out;
     }
-    for (uint64_t k = 0; k < n; k++) {
-        const sg_ctx *cc = c;
-        sg_option_edges(cc, c->uk_key[p[k].uk], writer(c, p[k].uk, p[k].i),
-                        writer(c, p[k].uk, p[k].j), 0, mark_ends, &x);
-        sg_option_edges(cc, c->uk_key[p[k].uk], writer(c, p[k].uk, p[k].j),
-                        writer(c, p[k].uk, p[k].i), 0, mark_ends, &x);
+    for (uint64_t k = 0; k < s.n; k++) {
+        uint32_t a = writer(c, s.p[k].uk, s.p[k].i);
+        uint32_t b = writer(c, s.p[k].uk, s.p[k].j);
+        s.first[k] = c->g.topo_pos[sg_commit(c, a)] <
+                     c->g.topo_pos[sg_commit(c, b)];
     }
-    mark_relevant(&x);
+    bool acyclic = false;
+    if (!no_guess && !try_choice(&s, &acyclic))
+        goto out;
+    if (acyclic) {
+        res = IP_CHECK_OK;
+        goto out;
+    }
     Z3_config cfg = Z3_mk_config();
-    x.z = Z3_mk_context(cfg);
+    Z3_context z = Z3_mk_context(cfg);
     Z3_del_config(cfg);
-    Z3_set_error_handler(x.z, NULL);
-    res = run(&x, p, n, timeout_ms);
-    Z3_del_context(x.z);
-    if (res == IP_CHECK_OK || res == IP_CHECK_VIOLATION) {
-        if (!sg_index(&c->g)) {
-            res = IP_CHECK_ERROR;
-            sg_oom(c);
-        } else if (c->g.acyclic != (res == IP_CHECK_OK)) {
-            res = IP_CHECK_ERROR;
-            ip_fail(c->err, "ser/si check: internal error: solver answer "
-                            "contradicted by the completed graph");
-        }
-    }
+    Z3_set_error_handler(z, NULL);
+    res = lazy(&s, z, timeout_ms);
+    Z3_del_context(z);
+    if (res == IP_CHECK_VIOLATION && !violation_witness(&s))
+        res = IP_CHECK_ERROR;
 out:
-    free(p);
-    free(x.rank);
-    free(x.mark);
-    free(x.conj);
+    free(s.p);
+    free(s.first);
+    free(s.edge_first);
+    free(s.cyc_pairs);
     return res;
 }
