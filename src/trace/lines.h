@@ -94,6 +94,23 @@ static inline size_t ip_u64_text(uint64_t v, char *buf)
     return n;
 }
 
+/* The JSON scalar text of an integer value read from a text format:
+ * its decimal, or, beyond 2^53 where JSON readers (cJSON among them) hold
+ * numbers as doubles, the decimal as a JSON string, so that the value
+ * survives a trip through JSON.  buf needs 24 bytes. */
+static inline const char *ip_value_text(uint64_t v, char buf[24])
+{
+    if (v <= (UINT64_C(1) << 53)) {
+        ip_u64_text(v, buf);
+        return buf;
+    }
+    buf[0] = '"';
+    size_t n = ip_u64_text(v, buf + 1);
+    buf[n + 1] = '"';
+    buf[n + 2] = '\0';
+    return buf;
+}
+
 /* A printable excerpt of [s, e) for messages: at most 60 bytes, control
  * and non-ASCII bytes shown as '?', so that garbage input cannot garble
  * the terminal. */

@@ -12,7 +12,8 @@
  * first transaction writes the initial values, so for us it is an ordinary
  * transaction and txn 0 exists but nobody reads from it (the initial value
  * stays null, which no read of this format carries).  Reads are resolved
- * by the builder from (key, value).
+ * by the builder from (key, value).  Values above 2^53 become JSON strings
+ * (see ip_value_text in lines.h).
  */
 #include "lines.h"
 #include "trace.h"
@@ -87,7 +88,7 @@ static bool add_op(awdit_reader *r, uint8_t kind, uint64_t key,
     }
     char k[24], v[24];
     ip_u64_text(key, k);
-    ip_u64_text(value, v);
+    ip_value_text(value, v);
     return ip_builder_op_from_id(r->b, r->txn, (ip_op_kind)kind, k, v,
                                  IP_NONE, line, r->err);
 }

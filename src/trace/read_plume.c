@@ -14,7 +14,8 @@
  *     session where the first of them appears: aborted writes are only
  *     kept to report reads of them, so one per session is enough and a
  *     file of many aborts does not multiply transactions;
- *   - keys and values keep their decimal text (leading zeros dropped), the
+ *   - keys and values keep their decimal text (leading zeros dropped;
+ *     values above 2^53 become JSON strings, see ip_value_text), the
  *     initial value of every key is 0 (txn 0), and every read is resolved
  *     by the builder from (key, value).
  *
@@ -157,7 +158,7 @@ static bool read_records(plume_reader *r, const char *data, size_t len)
             return false;
         char key[24], value[24];
         ip_u64_text(l.key, key);
-        ip_u64_text(l.value, value);
+        ip_value_text(l.value, value);
         if (!ip_builder_op_from_id(r->b, h, (ip_op_kind)l.kind, key, value,
                                    IP_NONE, in.no, r->err))
             return false;

@@ -2,8 +2,15 @@
  * fuzz_read.c - libFuzzer harness for the trace readers.  The first byte
  * selects the format (auto, json, isopredict-text, plume, awdit-test) and
  * the mode (strict, lenient); the rest is the input.  Built only with
- * Clang and -DIP_FUZZ=ON; run e.g.
- *   build/tests/fuzz/fuzz_read -max_total_time=120 tests/fuzz/seeds
+ * Clang and -DIP_FUZZ=ON (the library gets coverage instrumentation):
+ *   CC=clang cmake -S . -B build-fuzz -DIP_FUZZ=ON -DIP_SANITIZE=ON
+ *   cmake --build build-fuzz --target fuzz_read
+ * Seed inputs need the selector byte in front, e.g. for plume (3):
+ *   mkdir in; printf '\003' | cat - tests/fuzz/seeds/small.plume > in/a
+ *   build-fuzz/tests/fuzz/fuzz_read -max_total_time=120 -max_len=4096 in
+ * (1 json, 2 isopredict-text, 3 plume, 4 awdit-test, 0 auto; +128 for
+ * lenient).  Keep crashing inputs in regress/ (mutate_test replays them
+ * with and without their first byte).
  */
 #include "fuzz_check.h"
 
