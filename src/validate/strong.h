@@ -62,6 +62,7 @@ typedef struct ip_strong_stats {
     uint32_t prune_passes;
     uint64_t pairs_solver;    /* left to the solver */
     uint32_t solver_calls;    /* Z3 checks; 0 when decided without Z3 */
+    double sec_known, sec_prune, sec_solve;   /* time per phase */
 } ip_strong_stats;
 
 /* Knobs for tests: switch phases off to exercise the later ones. */

@@ -33,6 +33,7 @@ static void free_ctx(sg_ctx *c)
 static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
                               const ip_strong_opts *sopts)
 {
+    double t0 = now_seconds();
     if (!sg_build_known(c))
         return IP_CHECK_ERROR;
     if (!sg_index(&c->g)) {
@@ -43,13 +44,19 @@ static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
         return IP_CHECK_VIOLATION;       /* so ∪ wr alone is cyclic */
     if (!sg_chain_keys(c, sopts->no_chains))
         return IP_CHECK_ERROR;
-    switch (sg_prune(c, sopts->no_pruning)) {
-    case SG_CONFLICT: return IP_CHECK_VIOLATION;
-    case SG_DONE:     return IP_CHECK_OK;
-    case SG_OPEN:     return sg_solve(c, opts ? opts->timeout_ms : 0,
-                                    sopts->no_guess);
-    default:          return IP_CHECK_ERROR;
-    }
+    double t1 = now_seconds();
+    c->stats->sec_known = t1 - t0;
+    sg_status st = sg_prune(c, sopts->no_pruning);
+    double t2 = now_seconds();
+    c->stats->sec_prune = t2 - t1;
+    if (st != SG_OPEN)
+        return st == SG_CONFLICT ? IP_CHECK_VIOLATION
+               : st == SG_DONE   ? IP_CHECK_OK
+                                 : IP_CHECK_ERROR;
+    ip_check_result res = sg_solve(c, opts ? opts->timeout_ms : 0,
+                                   sopts->no_guess);
+    c->stats->sec_solve = now_seconds() - t2;
+    return res;
 }
 
 ip_check_result ip_check_strong(const ip_trace *t, bool si,

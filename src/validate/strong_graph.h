@@ -86,6 +86,15 @@ bool sg_index(sg_graph *g);
 uint32_t *sg_find_cycle(const sg_graph *g, uint32_t *n_out);
 void sg_graph_free(sg_graph *g);
 
+/* ---- strong_cycles.c ---- */
+/* Up to max cycles of the indexed graph, each through at least one edge
+ * with id >= first_cond, no two cut by the same such edge; fn gets each as
+ * edge ids.  Returns how many (0: acyclic), or -1 when out of memory, fn
+ * failed, or a cycle has no edge >= first_cond. */
+typedef bool (*sg_cycle_fn)(void *env, const uint32_t *edges, uint32_t n);
+int sg_many_cycles(const sg_graph *g, uint32_t first_cond, uint32_t max,
+                   sg_cycle_fn fn, void *env);
+
 /* ---- strong_known.c: known edges, reader index, chained keys ---- */
 bool sg_add_base(sg_ctx *c, uint32_t u, uint32_t v, uint8_t kind,
                  uint32_t key, uint8_t forced);

@@ -23,6 +23,7 @@ typedef struct reach {
     uint32_t *tgt;            /* point -> target id, or IP_NONE */
     uint32_t n_tgt;
     uint64_t *bits;           /* n_points rows of `words` words */
+    size_t cap_bits;
     uint32_t words, base;     /* chunk: target ids base .. base+64*words */
     uint8_t *blocked;         /* parallel to c->ord: option (a,b) blocked */
 } reach;
@@ -135,10 +136,14 @@ static bool find_blocked(reach *r)
     r->words = need < fit ? need : fit;
     if (r->words == 0)
         r->words = 1;
-    free(r->bits);
-    r->bits = malloc((size_t)n * r->words * sizeof *r->bits);
-    if (!r->bits)
-        return false;
+    size_t need_words = (size_t)n * r->words;
+    if (need_words > r->cap_bits) {   /* reused: fresh pages cost faults */
+        free(r->bits);
+        r->bits = malloc(need_words * sizeof *r->bits);
+        if (!r->bits)
+            return false;
+        r->cap_bits = need_words;
+    }
     memset(r->blocked, 0, c->uk_ord[c->n_ukeys]);
     for (r->base = 0; r->base < r->n_tgt; r->base += 64u * r->words) {
         fill_chunk(r);

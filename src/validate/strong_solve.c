@@ -6,12 +6,13 @@
  * cycle, and for serializable histories the guess usually stands.
  *
  * Otherwise lazy search (counterexample-guided): Z3 chooses one Boolean
- * per open pair ("first writer before second"); the chosen orders' edges
- * are added to the known graph and tested for a cycle; a cycle's
- * conditional edges come from some pairs, and the clause "not all of
- * these choices" excludes it.  Sat with an acyclic graph: valid.  Unsat:
- * every choice contains an excluded cycle, so none is valid.  Each answer
- * is checked on the graph itself, never taken on trust.
+ * per open pair, "deviate from the guess" (false is the SAT solver's
+ * default phase, so unconstrained pairs keep the guess); the chosen
+ * orders' edges are added to the known graph and tested; every cycle found
+ * (up to MAX_CYCLES a round) uses conditional edges of some pairs, and the
+ * clause "not all of these choices" excludes it.  Sat with an acyclic
+ * graph: valid.  Unsat: every choice contains an excluded cycle, so none
+ * is valid.  Each answer is checked on the graph itself.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 
 #include "strong_graph.h"
 
+#define MAX_CYCLES 4096   /* clauses gathered per graph test */
+
 typedef struct open_pair { uint32_t uk, i, j; } open_pair;
 
 typedef struct search {
@@ -27,10 +30,13 @@ typedef struct search {
     open_pair *p;
     uint64_t n;
     uint8_t *first;           /* per pair: 1 if writer i goes first */
+    uint8_t *guess, *dev;     /* first = guess xor dev */
     uint32_t known;           /* edges of the known graph */
     uint32_t *edge_first;     /* per pair: first of its edges; n+1 entries */
-    uint64_t *cyc_pairs;      /* pairs on the last cycle (none yet: 0) */
-    uint32_t n_cyc;
+    /* clauses from the last test: pairs of clause q are
+     * cl_pair[cl_first[q] .. cl_first[q+1]) */
+    uint64_t *cl_pair;
+    uint32_t *cl_first, n_cl, cap_pair;
 } search;
 
 static uint32_t writer(const sg_ctx *c, uint32_t uk, uint32_t i)
@@ -87,9 +93,37 @@ static uint64_t pair_of_edge(const search *s, uint32_t e)
     return lo;
 }
 
+/* Record a cycle's pairs as a clause. */
+static bool add_clause(void *env, const uint32_t *edges, uint32_t len)
+{
+    search *s = env;
+    uint32_t at = s->cl_first[s->n_cl];
+    if (at + len > s->cap_pair) {
+        uint32_t cap = 2 * (at + len);
+        uint64_t *q = realloc(s->cl_pair, cap * sizeof *q);
+        if (!q)
+            return false;
+        s->cl_pair = q;
+        s->cap_pair = cap;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (edges[i] < s->known)
+            continue;
+        uint64_t k = pair_of_edge(s, edges[i]);
+        bool dup = false;
+        for (uint32_t q = 0; q < n; q++)
+            dup = dup || s->cl_pair[at + q] == k;
+        if (!dup)
+            s->cl_pair[at + n++] = k;
+    }
+    s->cl_first[++s->n_cl] = at + n;
+    return true;
+}
+
 /* Replace the conditional edges by those of s->first and test the graph.
- * Returns false when out of memory; *acyclic tells the outcome, and on a
- * cycle s->cyc_pairs lists the pairs whose choices it uses. */
+ * Returns false when out of memory; *acyclic tells the outcome, and the
+ * cycles found are left as clauses. */
 static bool try_choice(search *s, bool *acyclic)
 {
     sg_ctx *c = s->c;
@@ -103,24 +137,11 @@ static bool try_choice(search *s, bool *acyclic)
     if (!sg_index(&c->g))
         return sg_oom(c);
     *acyclic = c->g.acyclic;
+    s->n_cl = 0;
     if (*acyclic)
         return true;
-    uint32_t len = 0;
-    uint32_t *cyc = sg_find_cycle(&c->g, &len);
-    if (!cyc)
+    if (sg_many_cycles(&c->g, s->known, MAX_CYCLES, add_clause, s) <= 0)
         return sg_oom(c);
-    s->n_cyc = 0;
-    for (uint32_t i = 0; i < len; i++) {
-        if (cyc[i] < s->known)
-            continue;
-        uint64_t k = pair_of_edge(s, cyc[i]);
-        bool dup = false;
-        for (uint32_t q = 0; q < s->n_cyc; q++)
-            dup = dup || s->cyc_pairs[q] == k;
-        if (!dup)
-            s->cyc_pairs[s->n_cyc++] = k;
-    }
-    free(cyc);
     return true;
 }
 
@@ -152,17 +173,26 @@ static Z3_ast pair_var(Z3_context z, uint64_t k)
     return Z3_mk_const(z, Z3_mk_int_symbol(z, (int)k), Z3_mk_bool_sort(z));
 }
 
-/* Exclude the last cycle: some pair on it must choose the other order. */
-static bool exclude_cycle(const search *s, Z3_context z, Z3_solver sv)
+/* Exclude the cycles of the last test: on each, some pair must choose the
+ * other order. */
+static bool exclude_cycles(const search *s, Z3_context z, Z3_solver sv)
 {
-    Z3_ast *lits = malloc((s->n_cyc ? s->n_cyc : 1) * sizeof *lits);
-    if (!lits)
-        return false;
-    for (uint32_t q = 0; q < s->n_cyc; q++) {
-        Z3_ast v = pair_var(z, s->cyc_pairs[q]);
-        lits[q] = s->first[s->cyc_pairs[q]] ? Z3_mk_not(z, v) : v;
+    Z3_ast *lits = NULL;
+    for (uint32_t q = 0; q < s->n_cl; q++) {
+        uint32_t n = s->cl_first[q + 1] - s->cl_first[q];
+        Z3_ast *l = realloc(lits, (n ? n : 1) * sizeof *l);
+        if (!l) {
+            free(lits);
+            return false;
+        }
+        lits = l;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t k = s->cl_pair[s->cl_first[q] + i];
+            Z3_ast v = pair_var(z, k);
+            lits[i] = s->dev[k] ? Z3_mk_not(z, v) : v;
+        }
+        Z3_solver_assert(z, sv, Z3_mk_or(z, n, lits));
     }
-    Z3_solver_assert(z, sv, Z3_mk_or(z, s->n_cyc, lits));
     free(lits);
     return true;
 }
@@ -177,7 +207,8 @@ static bool read_model(search *s, Z3_context z, Z3_solver sv)
     for (uint64_t k = 0; ok && k < s->n; k++) {
         Z3_ast v = NULL;
         ok = Z3_model_eval(z, m, pair_var(z, k), true, &v);
-        s->first[k] = ok && Z3_get_bool_value(z, v) == Z3_L_TRUE;
+        s->dev[k] = ok && Z3_get_bool_value(z, v) == Z3_L_TRUE;
+        s->first[k] = s->guess[k] ^ s->dev[k];
     }
     Z3_model_dec_ref(z, m);
     return ok;
@@ -195,7 +226,7 @@ static ip_check_result lazy(search *s, Z3_context z, unsigned timeout_ms)
     ip_check_result res = IP_CHECK_ERROR;
     c->stats->solver_calls = 0;
     for (;;) {
-        if (s->n_cyc > 0 && !exclude_cycle(s, z, sv)) {
+        if (!exclude_cycles(s, z, sv)) {
             sg_oom(c);
             break;
         }
@@ -265,17 +296,21 @@ ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms, bool no_guess)
     s.p = collect_open(c, &s.n);
     s.first = malloc(s.n ? s.n : 1);
     s.edge_first = malloc((s.n + 1) * sizeof *s.edge_first);
-    s.cyc_pairs = malloc((s.n ? s.n : 1) * sizeof *s.cyc_pairs);
+    s.guess = malloc(s.n ? s.n : 1);
+    s.dev = calloc(s.n ? s.n : 1, 1);
+    s.cl_first = calloc(MAX_CYCLES + 1, sizeof *s.cl_first);
     ip_check_result res = IP_CHECK_ERROR;
-    if (!s.p || !s.first || !s.edge_first || !s.cyc_pairs) {
+    if (!s.p || !s.first || !s.edge_first || !s.guess || !s.dev ||
+        !s.cl_first) {
         sg_oom(c);
         goto out;
     }
     for (uint64_t k = 0; k < s.n; k++) {
         uint32_t a = writer(c, s.p[k].uk, s.p[k].i);
         uint32_t b = writer(c, s.p[k].uk, s.p[k].j);
-        s.first[k] = c->g.topo_pos[sg_commit(c, a)] <
+        s.guess[k] = c->g.topo_pos[sg_commit(c, a)] <
                      c->g.topo_pos[sg_commit(c, b)];
+        s.first[k] = s.guess[k];
     }
     bool acyclic = false;
     if (!no_guess && !try_choice(&s, &acyclic))
@@ -296,6 +331,9 @@ out:
     free(s.p);
     free(s.first);
     free(s.edge_first);
-    free(s.cyc_pairs);
+    free(s.guess);
+    free(s.dev);
+    free(s.cl_pair);
+    free(s.cl_first);
     return res;
 }
