@@ -95,12 +95,13 @@ static inline size_t ip_u64_text(uint64_t v, char *buf)
 }
 
 /* The JSON scalar text of an integer value read from a text format:
- * its decimal, or, beyond 2^53 where JSON readers (cJSON among them) hold
- * numbers as doubles, the decimal as a JSON string, so that the value
- * survives a trip through JSON.  buf needs 24 bytes. */
+ * its decimal, or from 10^15 on the decimal as a JSON string.  JSON
+ * readers hold numbers as doubles: beyond 2^53 digits are lost, and from
+ * 10^15 cJSON prints them in exponent form ("1e+15"), so only strings
+ * survive a trip through JSON unchanged.  buf needs 24 bytes. */
 static inline const char *ip_value_text(uint64_t v, char buf[24])
 {
-    if (v <= (UINT64_C(1) << 53)) {
+    if (v < UINT64_C(1000000000000000)) {
         ip_u64_text(v, buf);
         return buf;
     }

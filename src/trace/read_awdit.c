@@ -12,7 +12,7 @@
  * first transaction writes the initial values, so for us it is an ordinary
  * transaction and txn 0 exists but nobody reads from it (the initial value
  * stays null, which no read of this format carries).  Reads are resolved
- * by the builder from (key, value).  Values above 2^53 become JSON strings
+ * by the builder from (key, value).  Values from 10^15 on become JSON strings
  * (see ip_value_text in lines.h).
  */
 #include "lines.h"

@@ -147,13 +147,13 @@ static void test_plume_structure(void)
     CU_ASSERT_EQUAL(last->line, 8);
     ip_trace_free(t);
 
-    /* values beyond 2^53 are kept exactly, as JSON strings */
+    /* values from 10^15 on are kept exactly, as JSON strings */
     t = read_ok(IP_FMT_PLUME, "w(1,9007199254740993,0,1)\n"
-                "r(1,9007199254740993,1,2)\nw(2,9007199254740992,1,2)\n");
+                "r(1,9007199254740993,1,2)\nw(2,999999999999999,1,2)\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_STRING_EQUAL(ip_str(t, t->ops[0].value),
                            "\"9007199254740993\"");
-    CU_ASSERT_STRING_EQUAL(ip_str(t, t->ops[2].value), "9007199254740992");
+    CU_ASSERT_STRING_EQUAL(ip_str(t, t->ops[2].value), "999999999999999");
     CU_ASSERT_STRING_EQUAL(writer_of(t, "t2", "1"), "t1");
     ip_trace_free(t);
 }
