@@ -1,0 +1,129 @@
+/*
+ * enc_internal.h - the encoder's state, shared by the files of src/encode.
+ *
+ * Vocabulary (see encode.h for the semantics):
+ *   relevant txn  txn 0 and every committed txn with an event on a shared
+ *                 key (a key some transaction besides txn 0 writes).  Only
+ *                 they enter the pair relations; the others read initial
+ *                 values only and matter through session order alone.
+ *                 rel[t] is t's dense index, relv[i] the inverse.
+ *   unit          what a session's boundary can be: a read event (strict)
+ *                 or a transaction holding a read event (relaxed).
+ *                 g[s][j] <=> "the boundary is after unit j" (monotone).
+ *   group         the read events of one relevant txn on one shared key;
+ *                 all of them have the same candidate writers.
+ *   candidate     (read, writer) pair; cx[c] is its Boolean (Z3 true for
+ *                 a read with a single candidate).
+ *
+ * Literals are Z3 Boolean ASTs; enc->t / enc->f are the constants and the
+ * lit_* helpers fold them, so constant structure costs nothing.
+ */
+#ifndef ISOPREDICT_ENC_INTERNAL_H
+#define ISOPREDICT_ENC_INTERNAL_H
+
+#include <z3.h>
+#include "encode.h"
+
+typedef struct enc_group {
+    uint32_t txn;             /* reader (trace txn id) */
+    uint32_t key;
+    uint32_t ev_first, ev_count; /* into enc->gev: read events, in order */
+    uint32_t cand_first, cand_count; /* into enc->gcand: writer txn ids */
+    uint32_t wr_first;        /* into enc->gwr: group lit per candidate */
+} enc_group;
+
+struct ip_encoder {
+    const ip_trace *tr;
+    ip_encode_opts opts;
+    Z3_context z;
+    Z3_solver s;
+    Z3_ast t, f;
+
+    /* relevant transactions */
+    uint32_t *rel;            /* n_txns: dense index or IP_NONE */
+    uint32_t *relv;           /* n_rel: trace txn id */
+    uint32_t n_rel;
+
+    /* per read event: candidates */
+    uint32_t *cand_first;     /* n_events+1 prefix (0 candidates for writes) */
+    uint32_t *cand_txn;       /* writer txn of candidate */
+    Z3_ast *cx;               /* Boolean of candidate */
+    uint32_t *obs_cand;       /* n_events: index of the observed writer's
+                                 candidate, IP_NONE for writes */
+    uint32_t n_cand;
+
+    /* boundary units */
+    uint32_t *unit_first;     /* n_sessions+1 prefix into unit_id / g */
+    uint32_t *unit_id;        /* strict: read event; relaxed: txn id */
+    Z3_ast *g;                /* g[unit_first[s]+j]: boundary after unit j */
+    uint32_t *units_before;   /* strict: per event, reads of the session
+                                 strictly before it; relaxed: per txn,
+                                 read-holding txns of the session before */
+
+    /* relaxed only */
+    Z3_ast *tainted;          /* per relevant index: happens after a
+                                 boundary transaction */
+    Z3_ast *inc;              /* per txn: in the predicted history */
+
+    /* groups */
+    enc_group *groups;  uint32_t n_groups;
+    uint32_t *gev;            /* read events of groups */
+    uint32_t *gcand;          /* candidate writer txns of groups */
+    Z3_ast *gwr_hist;         /* per (group, candidate): wr_k(w, reader)
+                                 within the predicted history */
+    Z3_ast *gwr_bound;        /* same, within the boundary (relaxed hb);
+                                 equal to gwr_hist for strict */
+    uint32_t n_gcand;
+
+    /* pair relations over relevant indices, n_rel * n_rel */
+    Z3_ast *wr_hist, *wr_bound;
+    Z3_ast *co;               /* n_rel Int commit positions */
+    Z3_ast *hb;               /* causal only */
+    Z3_ast *pco, *rank;       /* approx only */
+
+    ip_encode_stats st;
+};
+
+/* ---- literal helpers (lits.c) ---- */
+bool lit_is_true(const ip_encoder *e, Z3_ast a);
+bool lit_is_false(const ip_encoder *e, Z3_ast a);
+Z3_ast lit_not(ip_encoder *e, Z3_ast a);
+Z3_ast lit_and2(ip_encoder *e, Z3_ast a, Z3_ast b);
+Z3_ast lit_or2(ip_encoder *e, Z3_ast a, Z3_ast b);
+Z3_ast lit_and(ip_encoder *e, Z3_ast *a, uint32_t n); /* n <= 8 */
+Z3_ast lit_var(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j);
+Z3_ast lit_int(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j);
+/* (a < b) for Ints; NULL a or b means -infinity. */
+Z3_ast lit_lt(ip_encoder *e, Z3_ast a, Z3_ast b);
+/* Assert the disjunction of lits (constants folded; false lits dropped). */
+void enc_clause(ip_encoder *e, Z3_ast *lits, uint32_t n);
+void enc_assert(ip_encoder *e, Z3_ast a);
+/* A variable equivalent to the disjunction of terms (or the single term,
+ * or false). */
+Z3_ast lit_or_def(ip_encoder *e, Z3_ast *terms, uint32_t n,
+                  const char *prefix, uint32_t i, uint32_t j);
+
+/* ---- structure (index.c) ---- */
+bool enc_index(ip_encoder *e, ip_error *err);
+static inline uint32_t pair(const ip_encoder *e, uint32_t a, uint32_t b)
+{
+    return e->rel[a] * e->n_rel + e->rel[b];
+}
+
+/* ---- feasibility and boundaries (feasible.c) ---- */
+bool enc_feasible(ip_encoder *e, ip_error *err);
+Z3_ast enc_g(const ip_encoder *e, uint32_t s, int64_t j);
+Z3_ast enc_read_kept(const ip_encoder *e, uint32_t ev);
+Z3_ast enc_write_exists(const ip_encoder *e, uint32_t txn, uint32_t key);
+Z3_ast enc_txn_present(const ip_encoder *e, uint32_t txn);
+Z3_ast enc_changed(ip_encoder *e, uint32_t ev);
+
+/* ---- relations ---- */
+bool enc_wr_pairs(ip_encoder *e, ip_error *err);     /* wr.c */
+bool enc_weak(ip_encoder *e, ip_error *err);         /* weak.c */
+bool enc_pco(ip_encoder *e, ip_error *err);          /* pco.c */
+
+bool enc_z3_ok(ip_encoder *e, ip_error *err, const char *what);
+double enc_now(void);
+
+#endif

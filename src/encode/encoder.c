@@ -1,0 +1,185 @@
+/* encoder.c - encoder life cycle, solving and reading models back. */
+#include "enc_internal.h"
+
+#include <stdlib.h>
+
+/* Z3 must never abort the process: errors are read back with
+ * Z3_get_error_code after each phase. */
+static void ignore_z3_error(Z3_context c, Z3_error_code code)
+{
+    (void)c;
+    (void)code;
+}
+
+void ip_assignment_free(ip_assignment *a)
+{
+    if (!a)
+        return;
+    free(a->boundary);
+    free(a->writer);
+    a->boundary = NULL;
+    a->writer = NULL;
+}
+
+void ip_encoder_free(ip_encoder *e)
+{
+    if (!e)
+        return;
+    if (e->z) {
+        if (e->s)
+            Z3_solver_dec_ref(e->z, e->s);
+        Z3_del_context(e->z);
+    }
+    void *arrays[] = {
+        e->rel, e->relv, e->cand_first, e->cand_txn, e->cx, e->obs_cand,
+        e->unit_first, e->unit_id, e->g, e->units_before, e->tainted, e->inc,
+        e->groups, e->gev, e->gcand, e->gwr_hist, e->gwr_bound, e->wr_hist,
+        e->wr_bound, e->co, e->hb, e->pco, e->rank,
+    };
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        free(arrays[i]);
+    free(e);
+}
+
+static bool open_solver(ip_encoder *e, ip_error *err)
+{
+    Z3_config cfg = Z3_mk_config();
+    if (!cfg)
+        return ip_fail(err, "encode: cannot create a Z3 configuration");
+    e->z = Z3_mk_context(cfg);
+    Z3_del_config(cfg);
+    if (!e->z)
+        return ip_fail(err, "encode: cannot create a Z3 context");
+    Z3_set_error_handler(e->z, ignore_z3_error);
+    e->s = Z3_mk_solver(e->z);
+    if (!e->s)
+        return enc_z3_ok(e, err, "creating the solver") &&
+               ip_fail(err, "encode: cannot create a Z3 solver");
+    Z3_solver_inc_ref(e->z, e->s);
+    e->t = Z3_mk_true(e->z);
+    e->f = Z3_mk_false(e->z);
+    return enc_z3_ok(e, err, "creating the solver");
+}
+
+ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
+                           ip_error *err)
+{
+    if (!obs || !opts) {
+        ip_fail(err, "encode: no trace or options");
+        return NULL;
+    }
+    if (opts->model != IP_LVL_CAUSAL && opts->model != IP_LVL_RC) {
+        ip_fail(err, "encode: model must be causal or rc, not %s",
+                ip_level_name(opts->model));
+        return NULL;
+    }
+    if (opts->boundary != IP_BOUNDARY_STRICT &&
+        opts->boundary != IP_BOUNDARY_RELAXED) {
+        ip_fail(err, "encode: unknown boundary %d", (int)opts->boundary);
+        return NULL;
+    }
+    if (opts->encoding != IP_ENC_APPROX && opts->encoding != IP_ENC_EXACT) {
+        ip_fail(err, "encode: unknown encoding %d", (int)opts->encoding);
+        return NULL;
+    }
+    ip_encoder *e = calloc(1, sizeof *e);
+    if (!e) {
+        ip_fail(err, "encode: out of memory");
+        return NULL;
+    }
+    double t0 = enc_now();
+    e->tr = obs;
+    e->opts = *opts;
+    bool ok = open_solver(e, err) && enc_index(e, err) &&
+              enc_feasible(e, err) && enc_wr_pairs(e, err) &&
+              enc_weak(e, err) &&
+              (opts->encoding == IP_ENC_EXACT || enc_pco(e, err));
+    if (!ok) {
+        ip_encoder_free(e);
+        return NULL;
+    }
+    e->st.txns = e->n_rel;
+    e->st.gen_seconds = enc_now() - t0;
+    return e;
+}
+
+static bool model_true(ip_encoder *e, Z3_model m, Z3_ast a)
+{
+    if (lit_is_true(e, a))
+        return true;
+    if (lit_is_false(e, a))
+        return false;
+    Z3_ast out = NULL;
+    if (!Z3_model_eval(e->z, m, a, true, &out) || !out)
+        return false;
+    return Z3_get_bool_value(e->z, out) == Z3_L_TRUE;
+}
+
+static bool read_model(ip_encoder *e, Z3_model m, ip_assignment *out,
+                       ip_error *err)
+{
+    const ip_trace *t = e->tr;
+    out->boundary = malloc(sizeof *out->boundary * (t->n_sessions + 1));
+    out->writer = malloc(sizeof *out->writer * (t->n_events + 1));
+    if (!out->boundary || !out->writer) {
+        ip_assignment_free(out);
+        return ip_fail(err, "encode: out of memory");
+    }
+    for (uint32_t s = 0; s < t->n_sessions; s++) {
+        uint32_t u = e->unit_first[s];
+        while (u < e->unit_first[s + 1] && model_true(e, m, e->g[u]))
+            u++;
+        out->boundary[s] = u < e->unit_first[s + 1] ? e->unit_id[u] : IP_NONE;
+    }
+    for (uint32_t v = 0; v < t->n_events; v++) {
+        out->writer[v] = IP_NONE;
+        if (t->events[v].kind != IP_READ ||
+            !model_true(e, m, enc_read_kept(e, v)))
+            continue;
+        for (uint32_t c = e->cand_first[v]; c < e->cand_first[v + 1]; c++)
+            if (model_true(e, m, e->cx[c]))
+                out->writer[v] = e->cand_txn[c];
+    }
+    return enc_z3_ok(e, err, "reading the model");
+}
+
+ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
+                                 ip_assignment *out, ip_error *err)
+{
+    if (!enc || !out) {
+        ip_fail(err, "encode: solve: no encoder or output");
+        return IP_SOLVE_ERROR;
+    }
+    out->boundary = NULL;
+    out->writer = NULL;
+    Z3_params p = Z3_mk_params(enc->z);
+    Z3_params_inc_ref(enc->z, p);
+    Z3_params_set_uint(enc->z, p, Z3_mk_string_symbol(enc->z, "timeout"),
+                       timeout_ms ? timeout_ms : UINT32_MAX);
+    Z3_solver_set_params(enc->z, enc->s, p);
+    Z3_params_dec_ref(enc->z, p);
+    double t0 = enc_now();
+    Z3_lbool r = Z3_solver_check(enc->z, enc->s);
+    enc->st.solve_seconds += enc_now() - t0;
+    if (!enc_z3_ok(enc, err, "solving"))
+        return IP_SOLVE_ERROR;
+    if (r == Z3_L_FALSE)
+        return IP_SOLVE_UNSAT;
+    if (r == Z3_L_UNDEF)
+        return IP_SOLVE_UNKNOWN;
+    Z3_model m = Z3_solver_get_model(enc->z, enc->s);
+    if (!m) {
+        enc_z3_ok(enc, err, "getting the model");
+        return IP_SOLVE_ERROR;
+    }
+    Z3_model_inc_ref(enc->z, m);
+    bool ok = read_model(enc, m, out, err);
+    Z3_model_dec_ref(enc->z, m);
+    return ok ? IP_SOLVE_SAT : IP_SOLVE_ERROR;
+}
+
+void ip_encoder_stats(const ip_encoder *enc, ip_encode_stats *out)
+{
+    if (enc && out)
+        *out = enc->st;
+}

@@ -1,0 +1,139 @@
+/* lits.c - Boolean literal helpers that fold constants, and clause output. */
+#include "enc_internal.h"
+
+#include <stdio.h>
+#include <time.h>
+
+bool lit_is_true(const ip_encoder *e, Z3_ast a) { return a == e->t; }
+bool lit_is_false(const ip_encoder *e, Z3_ast a) { return !a || a == e->f; }
+
+Z3_ast lit_not(ip_encoder *e, Z3_ast a)
+{
+    if (lit_is_true(e, a))
+        return e->f;
+    if (lit_is_false(e, a))
+        return e->t;
+    return Z3_mk_not(e->z, a);
+}
+
+Z3_ast lit_and2(ip_encoder *e, Z3_ast a, Z3_ast b)
+{
+    Z3_ast v[2] = { a, b };
+    return lit_and(e, v, 2);
+}
+
+Z3_ast lit_or2(ip_encoder *e, Z3_ast a, Z3_ast b)
+{
+    if (lit_is_true(e, a) || lit_is_true(e, b))
+        return e->t;
+    if (lit_is_false(e, a))
+        return b ? b : e->f;
+    if (lit_is_false(e, b))
+        return a;
+    Z3_ast v[2] = { a, b };
+    return Z3_mk_or(e->z, 2, v);
+}
+
+Z3_ast lit_and(ip_encoder *e, Z3_ast *a, uint32_t n)
+{
+    Z3_ast keep[8];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (lit_is_false(e, a[i]))
+            return e->f;
+        if (!lit_is_true(e, a[i]))
+            keep[k++] = a[i];
+    }
+    if (k == 0)
+        return e->t;
+    if (k == 1)
+        return keep[0];
+    return Z3_mk_and(e->z, k, keep);
+}
+
+Z3_ast lit_var(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s_%u_%u", prefix, i, j);
+    return Z3_mk_const(e->z, Z3_mk_string_symbol(e->z, name),
+                       Z3_mk_bool_sort(e->z));
+}
+
+Z3_ast lit_int(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s_%u_%u", prefix, i, j);
+    return Z3_mk_const(e->z, Z3_mk_string_symbol(e->z, name),
+                       Z3_mk_int_sort(e->z));
+}
+
+Z3_ast lit_lt(ip_encoder *e, Z3_ast a, Z3_ast b)
+{
+    if (!b)
+        return e->f;
+    if (!a)
+        return e->t;
+    return Z3_mk_lt(e->z, a, b);
+}
+
+void enc_assert(ip_encoder *e, Z3_ast a)
+{
+    if (lit_is_true(e, a))
+        return;
+    Z3_solver_assert(e->z, e->s, a);
+    e->st.literals += 1;
+}
+
+void enc_clause(ip_encoder *e, Z3_ast *lits, uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (lit_is_true(e, lits[i]))
+            return;
+        if (!lit_is_false(e, lits[i]))
+            lits[k++] = lits[i];
+    }
+    e->st.literals += k ? k : 1;
+    if (k == 0)
+        Z3_solver_assert(e->z, e->s, e->f);
+    else if (k == 1)
+        Z3_solver_assert(e->z, e->s, lits[0]);
+    else
+        Z3_solver_assert(e->z, e->s, Z3_mk_or(e->z, k, lits));
+}
+
+Z3_ast lit_or_def(ip_encoder *e, Z3_ast *terms, uint32_t n,
+                  const char *prefix, uint32_t i, uint32_t j)
+{
+    uint32_t k = 0;
+    for (uint32_t m = 0; m < n; m++) {
+        if (lit_is_true(e, terms[m]))
+            return e->t;
+        if (!lit_is_false(e, terms[m]))
+            terms[k++] = terms[m];
+    }
+    if (k == 0)
+        return e->f;
+    if (k == 1)
+        return terms[0];
+    Z3_ast v = lit_var(e, prefix, i, j);
+    enc_assert(e, Z3_mk_eq(e->z, v, Z3_mk_or(e->z, k, terms)));
+    e->st.literals += k;
+    return v;
+}
+
+bool enc_z3_ok(ip_encoder *e, ip_error *err, const char *what)
+{
+    Z3_error_code c = Z3_get_error_code(e->z);
+    if (c == Z3_OK)
+        return true;
+    return ip_fail(err, "encode: Z3 error while %s: %s", what,
+                   Z3_get_error_msg(e->z, c));
+}
+
+double enc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

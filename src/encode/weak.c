@@ -1,0 +1,227 @@
+/* weak.c - weak isolation of the predicted history (paper 4.3 / B.3):
+ * an integer commit position per relevant transaction, consistent with
+ * so, wr and the model's arbitration (ww_causal or ww_rc).  The same
+ * order makes hb acyclic inside the relaxed boundary (SEMANTICS.md). */
+#include "enc_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static Z3_ast co_lt(ip_encoder *e, uint32_t a, uint32_t b)
+{
+    if (b == IP_INIT_TXN)
+        return e->f;          /* txn 0 precedes everything */
+    return lit_lt(e, e->co[e->rel[a]], e->co[e->rel[b]]);
+}
+
+static void encode_order_edges(ip_encoder *e)
+{
+    const ip_trace *t = e->tr;
+    uint32_t n = e->n_rel;
+    for (uint32_t i = 0; i < n; i++)
+        e->co[i] = lit_int(e, "co", e->relv[i], 0);
+    for (uint32_t s = 0; s < t->n_sessions; s++) {
+        uint32_t prev = IP_INIT_TXN;
+        const ip_session *se = &t->sessions[s];
+        for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count;
+             x++) {
+            if (e->rel[x] == IP_NONE)
+                continue;
+            enc_assert(e, co_lt(e, prev, x));
+            prev = x;
+        }
+    }
+    for (uint32_t a = 1; a < n; a++)
+        for (uint32_t b = 1; b < n; b++) {
+            Z3_ast wr = e->wr_bound[a * n + b];
+            if (lit_is_false(e, wr))
+                continue;
+            Z3_ast c[2] = { lit_not(e, wr), co_lt(e, e->relv[a], e->relv[b]) };
+            enc_clause(e, c, 2);
+        }
+}
+
+/* hb = (so u wr)+ as implications (a superset is harmless: it only adds
+ * ww_causal constraints); variables only where a path can exist. */
+static bool encode_hb(ip_encoder *e)
+{
+    const ip_trace *t = e->tr;
+    uint32_t n = e->n_rel, words = (n + 63) / 64;
+    uint64_t *reach = calloc((size_t)n * words + 1, sizeof *reach);
+    uint32_t *next = malloc(sizeof *next * (n + 1));
+    if (!reach || !next) {
+        free(reach);
+        free(next);
+        return false;
+    }
+#define REACH(a, b) ((reach[(size_t)(a) * words + (b) / 64] >> ((b) % 64)) & 1u)
+#define SET(a, b) (reach[(size_t)(a) * words + (b) / 64] |= 1ull << ((b) % 64))
+    for (uint32_t a = 0; a < n; a++) {
+        next[a] = IP_NONE;
+        for (uint32_t b = 0; b < n; b++)
+            if (ip_so(t, e->relv[a], e->relv[b]) ||
+                (a && !lit_is_false(e, e->wr_bound[a * n + b])))
+                SET(a, b);
+    }
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t a = 0; a < n; a++)
+            if (REACH(a, k))
+                for (uint32_t w = 0; w < words; w++)
+                    reach[(size_t)a * words + w] |= reach[(size_t)k * words + w];
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = 0; b < n; b++) {
+            Z3_ast *h = &e->hb[a * n + b];
+            if (a == b || !REACH(a, b))
+                *h = e->f;
+            else if (ip_so(t, e->relv[a], e->relv[b]))
+                *h = e->t;
+            else
+                *h = lit_var(e, "hb", e->relv[a], e->relv[b]);
+        }
+    /* next relevant txn in session order */
+    for (uint32_t a = 1; a < n; a++)
+        for (uint32_t b = a + 1; b < n; b++)
+            if (ip_so(t, e->relv[a], e->relv[b])) {
+                next[a] = b;
+                break;
+            }
+    for (uint32_t b = 1; b < n; b++)
+        for (uint32_t c = 1; c < n; c++) {
+            Z3_ast edge = e->wr_bound[b * n + c];
+            if (next[b] == c)
+                edge = e->t;
+            if (lit_is_false(e, edge))
+                continue;
+            Z3_ast c1[2] = { lit_not(e, edge), e->hb[b * n + c] };
+            enc_clause(e, c1, 2);
+            for (uint32_t a = 0; a < n; a++) {
+                if (a == c || !REACH(a, b))
+                    continue;
+                Z3_ast c2[3] = { lit_not(e, e->hb[a * n + b]),
+                                 lit_not(e, edge), e->hb[a * n + c] };
+                enc_clause(e, c2, 3);
+            }
+        }
+#undef REACH
+#undef SET
+    free(reach);
+    free(next);
+    return true;
+}
+
+/* ww_causal(t1,t2): t3 reads k from t2 and hb(t1,t3); t1's write kept. */
+static void encode_ww_causal(ip_encoder *e)
+{
+    const ip_trace *t = e->tr;
+    uint32_t n = e->n_rel;
+    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
+        const enc_group *g = &e->groups[gi];
+        for (uint32_t i = 0; i < g->cand_count; i++) {
+            uint32_t t2 = e->gcand[g->cand_first + i];
+            Z3_ast wr = e->gwr_hist[g->wr_first + i];
+            for (uint32_t w = t->key_writer_first[g->key];
+                 w < t->key_writer_first[g->key + 1]; w++) {
+                uint32_t t1 = t->key_writer[w];
+                if (t1 == IP_INIT_TXN || t1 == t2 || t1 == g->txn)
+                    continue;
+                Z3_ast hb = e->hb[e->rel[t1] * n + e->rel[g->txn]];
+                if (lit_is_false(e, hb))
+                    continue;
+                Z3_ast c[4] = { lit_not(e, wr), lit_not(e, hb),
+                                lit_not(e, enc_write_exists(e, t1, g->key)),
+                                co_lt(e, t1, t2) };
+                enc_clause(e, c, 4);
+            }
+        }
+    }
+}
+
+static bool key_shared(const ip_trace *t, uint32_t k)
+{
+    return t->key_writer_first[k + 1] - t->key_writer_first[k] >= 2;
+}
+
+/* ww_rc(t1,t2): in one txn, read beta (from t1) before read alpha of k
+ * (from t2); both write k; t1's write kept.  "some earlier read reads
+ * from t1" is a prefix-or per t1, so this is linear in the reads times
+ * the writers of each read's key, never quadratic in reads. */
+static bool encode_ww_rc(ip_encoder *e)
+{
+    const ip_trace *t = e->tr;
+    Z3_ast *pref = calloc(e->n_rel + 1, sizeof *pref);
+    uint32_t *touched = malloc(sizeof *touched * (e->n_rel + 1));
+    if (!pref || !touched) {
+        free(pref);
+        free(touched);
+        return false;
+    }
+    for (uint32_t xi = 1; xi < e->n_rel; xi++) {
+        const ip_txn *tx = &t->txns[e->relv[xi]];
+        uint32_t nt = 0;
+        for (uint32_t q = 0; q < tx->ev_count; q++) {
+            uint32_t v = tx->ev_first + q;
+            const ip_event *ev = &t->events[v];
+            if (ev->kind != IP_READ || !key_shared(t, ev->key))
+                continue;
+            uint32_t c0 = e->cand_first[v], nc = e->cand_first[v + 1] - c0;
+            Z3_ast kept = enc_read_kept(e, v);
+            for (uint32_t i = 0; i < nc; i++) {
+                uint32_t t2 = e->cand_txn[c0 + i];
+                for (uint32_t w = t->key_writer_first[ev->key];
+                     w < t->key_writer_first[ev->key + 1]; w++) {
+                    uint32_t t1 = t->key_writer[w];
+                    if (t1 == IP_INIT_TXN || t1 == t2 || t1 == ev->txn ||
+                        lit_is_false(e, pref[e->rel[t1]]))
+                        continue;
+                    Z3_ast c[5] = { lit_not(e, pref[e->rel[t1]]),
+                                    lit_not(e, e->cx[c0 + i]),
+                                    lit_not(e, kept),
+                                    lit_not(e, enc_write_exists(e, t1, ev->key)),
+                                    co_lt(e, t1, t2) };
+                    enc_clause(e, c, 5);
+                }
+            }
+            for (uint32_t i = 0; i < nc; i++) {
+                uint32_t w = e->cand_txn[c0 + i], wi = e->rel[w];
+                Z3_ast x = e->cx[c0 + i], old = pref[wi];
+                if (w == IP_INIT_TXN || lit_is_true(e, old))
+                    continue;
+                if (lit_is_false(e, old))
+                    touched[nt++] = wi;
+                if (lit_is_false(e, old) || lit_is_true(e, x)) {
+                    pref[wi] = x;
+                    continue;
+                }
+                Z3_ast p = lit_var(e, "pref", v, w);
+                Z3_ast c1[2] = { lit_not(e, old), p };
+                Z3_ast c2[2] = { lit_not(e, x), p };
+                enc_clause(e, c1, 2);
+                enc_clause(e, c2, 2);
+                pref[wi] = p;
+            }
+        }
+        for (uint32_t i = 0; i < nt; i++)
+            pref[touched[i]] = NULL;
+    }
+    free(pref);
+    free(touched);
+    return true;
+}
+
+bool enc_weak(ip_encoder *e, ip_error *err)
+{
+    uint64_t np = (uint64_t)e->n_rel * e->n_rel;
+    e->co = calloc(e->n_rel + 1, sizeof *e->co);
+    if (!e->co)
+        return ip_fail(err, "encode: out of memory");
+    encode_order_edges(e);
+    if (e->opts.model == IP_LVL_CAUSAL) {
+        e->hb = calloc(np + 1, sizeof *e->hb);
+        if (!e->hb || !encode_hb(e))
+            return ip_fail(err, "encode: out of memory");
+        encode_ww_causal(e);
+    } else if (!encode_ww_rc(e)) {
+        return ip_fail(err, "encode: out of memory");
+    }
+    return enc_z3_ok(e, err, "encoding weak isolation");
+}

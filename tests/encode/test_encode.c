@@ -1,0 +1,359 @@
+/* Unit tests of the encoder (src/encode).  Every SAT answer is rebuilt into
+ * a history and re-judged by the exact checkers (enc_check.c). */
+#include "enc_check.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef IP_CORPUS
+#error "IP_CORPUS must name tests/corpus"
+#endif
+
+static const ip_encode_opts CONFIGS[4] = {
+    { IP_LVL_CAUSAL, IP_BOUNDARY_STRICT, IP_ENC_APPROX },
+    { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_APPROX },
+    { IP_LVL_RC, IP_BOUNDARY_STRICT, IP_ENC_APPROX },
+    { IP_LVL_RC, IP_BOUNDARY_RELAXED, IP_ENC_APPROX },
+};
+
+/* tests/corpus/README.md: causal strict, causal relaxed, rc strict, rc
+ * relaxed; 1 = sat */
+static const struct { const char *file; int sat[4]; } TABLE[] = {
+    { "always_serial_2s4t.txt", { 1, 0, 1, 1 } },
+    { "always_serial_3s3t.txt", { 0, 0, 0, 0 } },
+    { "always_serial_3s4t.txt", { 0, 0, 0, 0 } },
+    { "not_readcommitted.txt", { 0, 0, 0, 1 } },
+    { "simple_causal_2s3t.txt", { 1, 1, 1, 1 } },
+    { "simple_causal_2s4t.txt", { 1, 1, 1, 1 } },
+    { "simple_causal_2s5t.txt", { 1, 1, 1, 1 } },
+    { "simple_noncausal_2s3t.txt", { 1, 1, 1, 1 } },
+    { "simple_serial_2s3t.txt", { 1, 1, 1, 1 } },
+    { "simple_serial_2s5t.txt", { 1, 1, 1, 1 } },
+};
+
+static ip_trace *load(const char *name)
+{
+    char path[1024];
+    ip_error err = {{0}};
+    snprintf(path, sizeof path, "%s/isopredict-microbenchmark/%s", IP_CORPUS,
+             name);
+    ip_trace *t = ip_read_file(path, IP_FMT_ISOPREDICT_TEXT, IP_STRICT, &err);
+    if (!t)
+        fprintf(stderr, "\n  %s: %s\n", path, err.msg);
+    return t;
+}
+
+static const char *cfg_name(const ip_encode_opts *o)
+{
+    static const char *names[2][2] = { { "rc/strict", "rc/relaxed" },
+                                       { "causal/strict", "causal/relaxed" } };
+    return names[o->model == IP_LVL_CAUSAL][o->boundary];
+}
+
+static void run_table(ip_encoding enc)
+{
+    for (size_t i = 0; i < sizeof TABLE / sizeof TABLE[0]; i++) {
+        ip_trace *t = load(TABLE[i].file);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (int c = 0; c < 4; c++) {
+            ip_encode_opts o = CONFIGS[c];
+            o.encoding = enc;
+            ip_assignment a = { 0 };
+            ip_encode_stats st;
+            ip_solve_result r = ec_predict(t, &o, &st, &a);
+            int want = TABLE[i].sat[c];
+            CU_ASSERT_EQUAL(r, want ? IP_SOLVE_SAT : IP_SOLVE_UNSAT);
+            if (r != (want ? IP_SOLVE_SAT : IP_SOLVE_UNSAT))
+                fprintf(stderr, "\n  %s %s %s: got %d, want %s\n",
+                        TABLE[i].file, cfg_name(&o),
+                        enc == IP_ENC_EXACT ? "exact" : "approx", r,
+                        want ? "sat" : "unsat");
+            if (getenv("ENC_STATS"))
+                fprintf(stderr, "%s %s %s: txns %u free %u cand %u lits %lu\n",
+                        TABLE[i].file, cfg_name(&o),
+                        enc == IP_ENC_EXACT ? "exact" : "approx", st.txns,
+                        st.free_reads, st.candidates,
+                        (unsigned long)st.literals);
+            ip_assignment_free(&a);
+        }
+        ip_trace_free(t);
+    }
+}
+
+static void test_table_approx(void) { run_table(IP_ENC_APPROX); }
+static void test_table_exact(void) { run_table(IP_ENC_EXACT); }
+
+/* ---- hand-built traces --------------------------------------------------- */
+
+typedef struct { const char *txn, *op, *key, *from; } step;
+
+/* Sessions are named by the first letter of the txn ("a1" -> "a"). */
+static ip_trace *build(const step *steps, size_t n)
+{
+    ip_error err = {{0}};
+    ip_builder *b = ip_builder_new("hand", "init", IP_STRICT);
+    char sess[26][2] = {{0}};
+    uint32_t sid[26], tid[64];
+    const char *tname[64];
+    uint32_t nt = 0;
+    for (int i = 0; i < 26; i++)
+        sid[i] = IP_NONE;
+    for (size_t i = 0; i < n; i++) {
+        int s = steps[i].txn[0] - 'a';
+        if (sid[s] == IP_NONE) {
+            sess[s][0] = steps[i].txn[0];
+            sid[s] = ip_builder_session(b, sess[s], &err);
+        }
+        uint32_t k = 0;
+        while (k < nt && strcmp(tname[k], steps[i].txn))
+            k++;
+        if (k == nt) {
+            tname[nt] = steps[i].txn;
+            tid[nt++] = ip_builder_txn(b, sid[s], steps[i].txn, IP_COMMITTED,
+                                       0, &err);
+        }
+        bool rd = steps[i].op[0] == 'r';
+        CU_ASSERT(ip_builder_op(b, tid[k], rd ? IP_READ : IP_WRITE,
+                                steps[i].key, NULL, rd ? steps[i].from : NULL,
+                                0, &err));
+    }
+    ip_trace *t = ip_builder_finish(b, &err);
+    if (!t)
+        fprintf(stderr, "\n  build: %s\n", err.msg);
+    return t;
+}
+
+static ip_solve_result predict(const ip_trace *t, ip_level m, ip_boundary bd,
+                               ip_encoding enc)
+{
+    ip_encode_opts o = { m, bd, enc };
+    ip_assignment a = { 0 };
+    ip_solve_result r = ec_predict(t, &o, NULL, &a);
+    ip_assignment_free(&a);
+    return r;
+}
+
+/* Fig. 1-3: two deposits; observed t2 reads t1. */
+static const step DEPOSIT[] = {
+    { "a1", "r", "acct", "init" }, { "a1", "w", "acct", NULL },
+    { "b1", "r", "acct", "a1" },   { "b1", "w", "acct", NULL },
+};
+
+static void test_deposit(void)
+{
+    ip_trace *t = build(DEPOSIT, 4);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (int e = 0; e < 2; e++) {
+        CU_ASSERT_EQUAL(predict(t, IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, e),
+                        IP_SOLVE_SAT);
+        CU_ASSERT_EQUAL(predict(t, IP_LVL_CAUSAL, IP_BOUNDARY_STRICT, e),
+                        IP_SOLVE_UNSAT);
+        CU_ASSERT_EQUAL(predict(t, IP_LVL_RC, IP_BOUNDARY_RELAXED, e),
+                        IP_SOLVE_SAT);
+        CU_ASSERT_EQUAL(predict(t, IP_LVL_RC, IP_BOUNDARY_STRICT, e),
+                        IP_SOLVE_UNSAT);
+    }
+    ip_trace_free(t);
+}
+
+/* Voter (footnote 5): one writing transaction; a voter reads the count
+ * twice.  No causal prediction; rc lets the voter see init, then w1. */
+static const step VOTER[] = {
+    { "a1", "r", "x", "init" }, { "b1", "r", "x", "init" },
+    { "b1", "r", "x", "init" }, { "a1", "w", "x", NULL },
+    { "c1", "r", "x", "a1" },   { "c2", "r", "y", "init" },
+};
+
+static void test_voter(void)
+{
+    ip_trace *t = build(VOTER, 6);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (int e = 0; e < 2; e++)
+        for (int bd = 0; bd < 2; bd++) {
+            CU_ASSERT_EQUAL(predict(t, IP_LVL_CAUSAL, bd, e), IP_SOLVE_UNSAT);
+            CU_ASSERT_EQUAL(predict(t, IP_LVL_RC, bd, e), IP_SOLVE_SAT);
+        }
+    ip_trace_free(t);
+}
+
+/* Enumeration: every model is a new set of changed reads, confirmed, and
+ * the search ends.  The observed trace of simple_causal_2s3t is itself
+ * unserializable: the zero-changed-reads prediction must be blockable. */
+static void enumerate(const char *file, ip_encode_opts o, uint32_t *count,
+                      bool *saw_zero)
+{
+    ip_trace *t = load(file);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    ip_error err = {{0}};
+    ip_encoder *e = ip_encoder_new(t, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    uint32_t *seen = calloc(64 * t->n_events, sizeof *seen);
+    *count = 0;
+    *saw_zero = false;
+    ip_assignment a = { 0 };
+    while (*count < 64 && ip_encoder_solve(e, 0, &a, &err) == IP_SOLVE_SAT) {
+        ec_confirm(t, &o, &a);
+        *saw_zero |= ec_changed(t, &a) == 0;
+        /* changed-read set differs from all earlier ones */
+        uint32_t *mine = &seen[*count * t->n_events];
+        for (uint32_t v = 0; v < t->n_events; v++)
+            mine[v] = a.writer[v] != IP_NONE && a.writer[v] != t->events[v].writer
+                          ? a.writer[v] + 1 : 0;
+        for (uint32_t k = 0; k < *count; k++) {
+            uint32_t *other = &seen[k * t->n_events];
+            bool same_set = true;
+            for (uint32_t v = 0; v < t->n_events; v++)
+                same_set &= (mine[v] != 0) == (other[v] != 0);
+            CU_ASSERT(!same_set);
+        }
+        (*count)++;
+        CU_ASSERT(ip_encoder_block(e, &a, &err));
+        ip_assignment_free(&a);
+    }
+    CU_ASSERT(*count < 64);
+    free(seen);
+    ip_encoder_free(e);
+    ip_trace_free(t);
+}
+
+static void test_block(void)
+{
+    uint32_t n;
+    bool zero;
+    ip_encode_opts o = { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_APPROX };
+    enumerate("simple_causal_2s3t.txt", o, &n, &zero);
+    CU_ASSERT(n >= 1);
+    CU_ASSERT(zero);
+    o.boundary = IP_BOUNDARY_STRICT;
+    enumerate("simple_causal_2s3t.txt", o, &n, &zero);
+    CU_ASSERT(n >= 1);
+    CU_ASSERT(zero);
+    o.model = IP_LVL_RC;
+    enumerate("simple_serial_2s3t.txt", o, &n, &zero);
+    CU_ASSERT(n >= 1);
+    CU_ASSERT(!zero);
+}
+
+static void test_bad_options(void)
+{
+    ip_trace *t = build(DEPOSIT, 4);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    ip_error err = {{0}};
+    ip_encode_opts o = { IP_LVL_SER, IP_BOUNDARY_STRICT, IP_ENC_APPROX };
+    CU_ASSERT_PTR_NULL(ip_encoder_new(t, &o, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "causal or rc"));
+    o.model = IP_LVL_CAUSAL;
+    ip_encoder *e = ip_encoder_new(t, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    uint32_t bad[2] = { 0, 99 };
+    CU_ASSERT(!ip_encoder_refute_order(e, bad, 2, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "out of range"));
+    ip_encoder_free(e);
+    ip_trace_free(t);
+}
+
+/* A TPC-C-sized trace: 4 sessions x 6 txns, ~7000 reads, ~1500 writes,
+ * produced by a serial run (so it is serializable and causal).  Like
+ * TPC-C, a few hot keys (warehouse/district rows) are read and written by
+ * many transactions, most writes create fresh rows (orders), and most
+ * reads see rows written once (order lines) or initial rows (stock). */
+static ip_trace *big_trace(void)
+{
+    enum { SESS = 4, TXNS = 6, READS = 290, WRITES = 62, HOT = 8,
+           STOCK = 2000, ROWS = SESS * TXNS * WRITES };
+    ip_error err = {{0}};
+    ip_builder *b = ip_builder_new("big", "init", IP_STRICT);
+    char name[32], key[32], from[32];
+    uint32_t sid[SESS], last[HOT + ROWS], n_rows = 0;
+    for (uint32_t k = 0; k < HOT + ROWS; k++)
+        last[k] = IP_NONE;
+    for (uint32_t s = 0; s < SESS; s++) {
+        snprintf(name, sizeof name, "s%u", s);
+        sid[s] = ip_builder_session(b, name, &err);
+    }
+    uint64_t rng = 12345;
+#define NEXT() (rng = rng * 6364136223846793005ull + 1442695040888963407ull, \
+                (uint32_t)(rng >> 33))
+    for (uint32_t i = 0; i < TXNS; i++)
+        for (uint32_t s = 0; s < SESS; s++) {
+            uint32_t me = s * 100 + i;
+            snprintf(name, sizeof name, "t%u", me);
+            uint32_t h = ip_builder_txn(b, sid[s], name, IP_COMMITTED, 0, &err);
+            for (uint32_t r = 0; r < READS; r++) {
+                uint32_t pick = NEXT() % 10, k;
+                if (pick == 0)
+                    k = NEXT() % HOT;
+                else if (pick < 5 && n_rows)
+                    k = HOT + NEXT() % n_rows;
+                else
+                    k = HOT + ROWS + NEXT() % STOCK;
+                snprintf(key, sizeof key, "k%u", k);
+                uint32_t w = k < HOT + ROWS ? last[k] : IP_NONE;
+                if (w == me)
+                    continue;
+                if (w == IP_NONE)
+                    snprintf(from, sizeof from, "init");
+                else
+                    snprintf(from, sizeof from, "t%u", w);
+                ip_builder_op(b, h, IP_READ, key, NULL, from, 0, &err);
+            }
+            for (uint32_t w = 0; w < WRITES; w++) {
+                uint32_t k = w < 2 ? NEXT() % HOT : HOT + n_rows++;
+                snprintf(key, sizeof key, "k%u", k);
+                ip_builder_op(b, h, IP_WRITE, key, NULL, NULL, 0, &err);
+                last[k] = me;
+            }
+        }
+#undef NEXT
+    ip_trace *t = ip_builder_finish(b, &err);
+    if (!t)
+        fprintf(stderr, "\n  big: %s\n", err.msg);
+    return t;
+}
+
+static void test_big(void)
+{
+    ip_trace *t = big_trace();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (int c = 0; c < 4; c++) {
+        ip_assignment a = { 0 };
+        ip_encode_stats st;
+        ip_solve_result r = ec_predict(t, &CONFIGS[c], &st, &a);
+        CU_ASSERT(r == IP_SOLVE_SAT || r == IP_SOLVE_UNSAT);
+        CU_ASSERT(st.txns <= 25);
+        CU_ASSERT(st.candidates >= 2 * st.free_reads);
+        if (getenv("ENC_STATS"))
+            fprintf(stderr, "big %s: %s txns %u free %u cand %u lits %lu "
+                    "gen %.3fs solve %.3fs\n", cfg_name(&CONFIGS[c]),
+                    r == IP_SOLVE_SAT ? "sat" : "unsat", st.txns,
+                    st.free_reads, st.candidates, (unsigned long)st.literals,
+                    st.gen_seconds, st.solve_seconds);
+        ip_assignment_free(&a);
+    }
+    ip_trace_free(t);
+}
+
+int main(int argc, char **argv)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("encode", NULL, NULL);
+    CU_add_test(s, "table_approx", test_table_approx);
+    CU_add_test(s, "table_exact", test_table_exact);
+    CU_add_test(s, "deposit", test_deposit);
+    CU_add_test(s, "voter", test_voter);
+    CU_add_test(s, "block", test_block);
+    CU_add_test(s, "bad_options", test_bad_options);
+    if (getenv("ENC_BIG"))   /* performance probe, see report */
+        CU_add_test(s, "big", test_big);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    if (argc > 1)   /* run one test by name */
+        CU_basic_run_test(s, CU_get_test(s, argv[1]));
+    else
+        CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
