@@ -18,9 +18,37 @@
  * one Boolean per (writer, read event) candidate, none for pairs that can
  * never be related; reads with a single possible writer are constants.
  *
+ * Semantics (SEMANTICS.md; choices where the paper is open):
+ *   - strict: Appendix B literally.  The boundary read may keep its
+ *     observed writer (a pure truncation); reads before it keep theirs and
+ *     their writer's write must precede the writer's own boundary; reads
+ *     and writes beyond it do not exist.  So per session at most the
+ *     boundary read is a changed read.
+ *   - relaxed: boundary = a txn holding a read; it need not change a read.
+ *     Its reads choose writers inside the boundary; the history is the
+ *     in-boundary txns not happening after a boundary txn (encoded
+ *     exactly: hb is acyclic inside the boundary, so the recursive
+ *     definition has a single solution).
+ *   - every kept read's writer is in the predicted history; reads beyond
+ *     the boundary are fixed to the observed writer (no duplicate models).
+ *   - approx: only "pco edge => justified with lower rank" is asserted; a
+ *     so edge needs no rank.  ww_rc's first writer is guarded (its write
+ *     must exist), as SEMANTICS.md says.
+ *   - exact: the base formula has no unserializability constraint; the
+ *     caller loops solve -> check ser -> ip_encoder_refute_order.  A txn
+ *     of the new history missing from the refuted order voids the clause
+ *     (nothing is claimed about it).  Transactions that only read keys no
+ *     other txn writes ("irrelevant") are ignored in orders and pair
+ *     relations: they can always be placed right after their so-predecessor.
+ *   - changed read (ip_encoder_block): a read kept in the history whose
+ *     writer differs from the observed one.  Two assignments with the same
+ *     changed reads but different pure truncations count as the same.
+ *
  * Ownership: the encoder borrows the trace (it must outlive the encoder)
  * and owns everything else.  Errors: NULL / IP_SOLVE_ERROR with err set
- * (Z3 errors are caught through a non-aborting error handler).
+ * (Z3 errors are caught through a non-aborting error handler and checked
+ * with Z3_get_error_code after each phase).  Not thread-safe per encoder;
+ * distinct encoders are independent.
  */
 #ifndef ISOPREDICT_ENCODE_H
 #define ISOPREDICT_ENCODE_H
@@ -62,11 +90,12 @@ typedef enum {
 } ip_solve_result;
 
 typedef struct ip_encode_stats {
-    uint32_t txns;            /* transactions in the formula */
+    uint32_t txns;            /* relevant transactions (incl. txn 0) */
     uint32_t free_reads;      /* read events with more than one candidate */
     uint32_t candidates;      /* (writer, read) Booleans */
-    uint64_t literals;        /* size of the asserted formula (approx.) */
-    double gen_seconds, solve_seconds;
+    uint64_t literals;        /* literals of asserted clauses/definitions
+                                 (Tseitin-expanded terms not counted) */
+    double gen_seconds, solve_seconds; /* solve: summed over calls */
 } ip_encode_stats;
 
 typedef struct ip_encoder ip_encoder;
@@ -79,7 +108,8 @@ void ip_encoder_free(ip_encoder *enc);
 ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
                                  ip_assignment *out, ip_error *err);
 
-/* Forbid any later model from having exactly a's set of changed reads. */
+/* Forbid any later model from having exactly a's set of changed reads
+ * (also when that set is empty: then some read must change). */
 bool ip_encoder_block(ip_encoder *enc, const ip_assignment *a, ip_error *err);
 
 /* Forbid any later model whose predicted history admits `order` (txn ids,

@@ -79,25 +79,38 @@ static void make_boundaries(ip_encoder *e)
         }
 }
 
-static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n)
+/* Exactly one of x: pairwise at-most-one for few candidates, else a
+ * sequential counter (pure clauses: the solver has no PB theory here). */
+static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
 {
-    Z3_ast buf[64];
-    if (n <= 64) {
-        for (uint32_t i = 0; i < n; i++)
-            buf[i] = x[i];
-        enc_clause(e, buf, n);
-    } else {
-        enc_assert(e, Z3_mk_or(e->z, n, x));
-    }
+    Z3_ast *copy = malloc(sizeof *copy * n);
+    if (!copy)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        copy[i] = x[i];
+    enc_clause(e, copy, n);
+    free(copy);
     if (n <= 6) {
         for (uint32_t i = 0; i < n; i++)
             for (uint32_t j = i + 1; j < n; j++) {
                 Z3_ast c[2] = { lit_not(e, x[i]), lit_not(e, x[j]) };
                 enc_clause(e, c, 2);
             }
-    } else {
-        enc_assert(e, Z3_mk_atmost(e->z, n, x, 1));
-        e->st.literals += n;
+        return;
+    }
+    /* s_i <=> some of x_0..x_i chosen */
+    Z3_ast prev = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        Z3_ast si = lit_var(e, "amo", v, i);
+        Z3_ast c1[2] = { lit_not(e, x[i]), si };
+        enc_clause(e, c1, 2);
+        if (prev) {
+            Z3_ast c2[2] = { lit_not(e, prev), si };
+            Z3_ast c3[2] = { lit_not(e, x[i]), lit_not(e, prev) };
+            enc_clause(e, c2, 2);
+            enc_clause(e, c3, 2);
+        }
+        prev = si;
     }
 }
 
@@ -114,7 +127,7 @@ static void encode_read(ip_encoder *e, uint32_t v)
         e->st.candidates += n;
         for (uint32_t i = 0; i < n; i++)
             e->cx[first + i] = lit_var(e, "x", v, e->cand_txn[first + i]);
-        exactly_one(e, &e->cx[first], n);
+        exactly_one(e, &e->cx[first], n, v);
     }
     uint32_t s = t->txns[ev->txn].session;
     int64_t j = strict(e) ? e->units_before[v] : e->units_before[ev->txn];

@@ -236,6 +236,31 @@ static void test_block(void)
     CU_ASSERT(!zero);
 }
 
+/* Eight chained deposits in eight sessions: each read has eight
+ * candidate writers (exercises the sequential at-most-one). */
+static void test_many_writers(void)
+{
+    static const step chain[] = {
+        { "a1", "r", "x", "init" }, { "a1", "w", "x", NULL },
+        { "b1", "r", "x", "a1" }, { "b1", "w", "x", NULL },
+        { "c1", "r", "x", "b1" }, { "c1", "w", "x", NULL },
+        { "d1", "r", "x", "c1" }, { "d1", "w", "x", NULL },
+        { "e1", "r", "x", "d1" }, { "e1", "w", "x", NULL },
+        { "f1", "r", "x", "e1" }, { "f1", "w", "x", NULL },
+        { "g1", "r", "x", "f1" }, { "g1", "w", "x", NULL },
+        { "h1", "r", "x", "g1" }, { "h1", "w", "x", NULL },
+    };
+    ip_trace *t = build(chain, 16);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (int e = 0; e < 2; e++) {
+        CU_ASSERT_EQUAL(predict(t, IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, e),
+                        IP_SOLVE_SAT);
+        CU_ASSERT_EQUAL(predict(t, IP_LVL_RC, IP_BOUNDARY_RELAXED, e),
+                        IP_SOLVE_SAT);
+    }
+    ip_trace_free(t);
+}
+
 static void test_bad_options(void)
 {
     ip_trace *t = build(DEPOSIT, 4);
@@ -345,6 +370,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "deposit", test_deposit);
     CU_add_test(s, "voter", test_voter);
     CU_add_test(s, "block", test_block);
+    CU_add_test(s, "many_writers", test_many_writers);
     CU_add_test(s, "bad_options", test_bad_options);
     if (getenv("ENC_BIG"))   /* performance probe, see report */
         CU_add_test(s, "big", test_big);
