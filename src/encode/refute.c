@@ -86,7 +86,7 @@ bool ip_encoder_refute_order(ip_encoder *enc, const uint32_t *order,
     lit_vec v = { 0 };
     if (!pos)
         return ip_fail(err, "encode: out of memory");
-    for (uint32_t i = 0; i < enc->n_rel; i++)
+    for (uint32_t i = 0; i <= enc->n_rel; i++)
         pos[i] = INT64_MAX;
     bool ok = true;
     for (uint32_t i = 0; ok && i < n; i++) {

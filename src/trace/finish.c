@@ -521,7 +521,8 @@ static bool adopt_strings(finisher *f)
     t->key_ids = malloc((b->n_keys ? b->n_keys : 1) * sizeof *t->key_ids);
     if (!t->key_ids)
         return fail_oom(f);
-    memcpy(t->key_ids, b->key_sid, b->n_keys * sizeof *t->key_ids);
+    if (b->n_keys) /* key_sid may be NULL when there are no keys */
+        memcpy(t->key_ids, b->key_sid, b->n_keys * sizeof *t->key_ids);
     return true;
 }
 

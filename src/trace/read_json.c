@@ -5,8 +5,14 @@
 #include "trace.h"
 
 #include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Room for the deepest path, "sessions[N].transactions[N].ops[N].value",
+ * with 10-digit indices. */
+#define PATH_MAX_LEN 128
 
 typedef struct json_reader {
     const char *path;
@@ -27,6 +33,17 @@ static bool is_scalar(const cJSON *v)
            cJSON_IsNull(v);
 }
 
+/* Format a JSON path into buf (PATH_MAX_LEN bytes).  Paths are built from
+ * fixed names and int indices, so they always fit. */
+static const char *json_path(char *buf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, PATH_MAX_LEN, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
 static bool type_error(json_reader *r, const char *where, const char *what)
 {
     return ip_fail(r->err, "%s: %s: %s", r->path, where, what);
@@ -37,8 +54,8 @@ static const char *get_id(json_reader *r, const cJSON *obj, const char *name,
                           const char *where)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    char at[256];
-    snprintf(at, sizeof at, "%s.%s", where, name);
+    char at[PATH_MAX_LEN];
+    json_path(at, "%s.%s", where, name);
     if (!v)
         return type_error(r, at, "missing required field"), NULL;
     if (!cJSON_IsString(v))
@@ -54,8 +71,8 @@ static bool read_op(json_reader *r, uint32_t txn, const cJSON *op,
     if (!cJSON_IsObject(op))
         return type_error(r, where, "must be an object");
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(op, "op");
-    char at[256];
-    snprintf(at, sizeof at, "%s.op", where);
+    char at[PATH_MAX_LEN];
+    json_path(at, "%s.op", where);
     if (!kind)
         return type_error(r, at, "missing required field");
     if (!cJSON_IsString(kind) || (strcmp(kind->valuestring, "read") &&
@@ -66,11 +83,11 @@ static bool read_op(json_reader *r, uint32_t txn, const cJSON *op,
     if (!key)
         return false;
     const cJSON *value = cJSON_GetObjectItemCaseSensitive(op, "value");
-    snprintf(at, sizeof at, "%s.value", where);
+    json_path(at, "%s.value", where);
     if (value && !is_scalar(value))
         return type_error(r, at, "must be a JSON scalar");
     const cJSON *from = cJSON_GetObjectItemCaseSensitive(op, "from");
-    snprintf(at, sizeof at, "%s.from", where);
+    json_path(at, "%s.from", where);
     if (from && k == IP_WRITE)
         return type_error(r, at, "a write has no \"from\"");
     if (from && (!cJSON_IsString(from) || !*from->valuestring))
@@ -95,8 +112,8 @@ static bool read_txn(json_reader *r, uint32_t session, const cJSON *tx,
     ip_status status = IP_COMMITTED;
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(tx, "status");
     if (st) {
-        char at[256];
-        snprintf(at, sizeof at, "%s.status", where);
+        char at[PATH_MAX_LEN];
+        json_path(at, "%s.status", where);
         if (!cJSON_IsString(st) || (strcmp(st->valuestring, "committed") &&
                                     strcmp(st->valuestring, "aborted")))
             return type_error(r, at, "must be \"committed\" or \"aborted\"");
@@ -106,16 +123,16 @@ static bool read_txn(json_reader *r, uint32_t session, const cJSON *tx,
     if (txn == IP_NONE)
         return false;
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(tx, "ops");
-    char at[256];
-    snprintf(at, sizeof at, "%s.ops", where);
+    char at[PATH_MAX_LEN];
+    json_path(at, "%s.ops", where);
     if (!ops)
         return type_error(r, at, "missing required field");
     if (!cJSON_IsArray(ops))
         return type_error(r, at, "must be an array");
     int i = 0;
     for (const cJSON *op = ops->child; op; op = op->next, i++) {
-        char opat[256];
-        snprintf(opat, sizeof opat, "%s.ops[%d]", where, i);
+        char opat[PATH_MAX_LEN];
+        json_path(opat, "%s.ops[%d]", where, i);
         if (!read_op(r, txn, op, opat))
             return false;
     }
@@ -133,16 +150,16 @@ static bool read_session(json_reader *r, const cJSON *s, const char *where)
     if (session == IP_NONE)
         return false;
     const cJSON *txns = cJSON_GetObjectItemCaseSensitive(s, "transactions");
-    char at[256];
-    snprintf(at, sizeof at, "%s.transactions", where);
+    char at[PATH_MAX_LEN];
+    json_path(at, "%s.transactions", where);
     if (!txns)
         return type_error(r, at, "missing required field");
     if (!cJSON_IsArray(txns))
         return type_error(r, at, "must be an array");
     int i = 0;
     for (const cJSON *tx = txns->child; tx; tx = tx->next, i++) {
-        char txat[256];
-        snprintf(txat, sizeof txat, "%s.transactions[%d]", where, i);
+        char txat[PATH_MAX_LEN];
+        json_path(txat, "%s.transactions[%d]", where, i);
         if (!read_txn(r, session, tx, txat))
             return false;
     }
@@ -223,8 +240,8 @@ ip_trace *ip_read_json(const char *path, const char *data, size_t len,
     }
     int i = 0;
     for (const cJSON *s = sessions->child; s; s = s->next, i++) {
-        char at[64];
-        snprintf(at, sizeof at, "sessions[%d]", i);
+        char at[PATH_MAX_LEN];
+        json_path(at, "sessions[%d]", i);
         if (!read_session(&r, s, at)) {
             ip_builder_free(r.b);
             goto out;

@@ -188,7 +188,9 @@ static int replay_regressions(const char *dir)
         if (e->d_name[0] == '.')
             continue;
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
+            (int)sizeof path)
+            continue;
         size_t len;
         char *data = slurp(path, &len);
         if (!data)

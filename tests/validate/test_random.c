@@ -71,7 +71,7 @@ static void random_history(rng *r, char *spec, size_t cap)
             first = false;
             for (int o = 0; o < tx[i].n_ops; o++) {
                 rop *op = &tx[i].ops[o];
-                char from[8];
+                char from[16];
                 if (op->from < 0)
                     snprintf(from, sizeof from, "init");
                 else

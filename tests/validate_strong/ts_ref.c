@@ -50,7 +50,7 @@ static bool session_before(const ip_trace *t, uint32_t a, uint32_t b)
 
 bool ts_serial_ok(const ip_trace *t, const uint32_t *order, uint32_t n)
 {
-    uint32_t pos[MAXT * 64], last[MAXT * 64];
+    uint32_t pos[MAXT * 64] = { 0 }, last[MAXT * 64];
     if (t->n_txns > MAXT * 64 || t->n_keys > MAXT * 64)
         return false;
     for (uint32_t x = 0; x < t->n_txns; x++)
@@ -268,7 +268,7 @@ bool ts_si_commit_order_ok(const ip_trace *t, const uint32_t *order,
             return false;
         pos[order[i]] = i;
     }
-    choice ch;
+    choice ch = { 0 };
     for (uint32_t k = 0; k < t->n_keys; k++)
         for (uint32_t x = 0; x < t->n_txns; x++) {
             if (ip_committed(t, x) && pos[x] == IP_NONE)
