@@ -12,7 +12,7 @@
 
 static const char *sess_name(const ip_trace *obs, uint32_t s)
 {
-    return ip_str(obs, obs->sessions[s].name);
+    return ip_session_name(obs, s);
 }
 
 /* The read event e named in messages: "read of 'k' in 't'". */

@@ -9,7 +9,7 @@
 
 static const char *obs_session(const ip_trace *obs, uint32_t t)
 {
-    return ip_str(obs, obs->sessions[obs->txns[t].session].name);
+    return ip_session_name(obs, obs->txns[t].session);
 }
 
 static cJSON *boundary_json(const ip_trace *obs, const ip_prediction *p,
@@ -18,7 +18,7 @@ static cJSON *boundary_json(const ip_trace *obs, const ip_prediction *p,
     cJSON *o = cJSON_CreateObject();
     uint32_t b = p->assignment.boundary[s];
     if (!o || !cJSON_AddStringToObject(o, "session",
-                                       ip_str(obs, obs->sessions[s].name)))
+                                       ip_session_name(obs, s)))
         goto fail;
     if (b == IP_NONE) {
         if (!cJSON_AddStringToObject(o, "kind", "end"))

@@ -56,7 +56,7 @@ static void print_boundaries(const ip_trace *obs, const ip_prediction *p,
     fprintf(out, "  boundaries:");
     for (uint32_t s = 0; s < p->n_sessions; s++) {
         uint32_t b = p->assignment.boundary[s];
-        const char *sn = ip_str(obs, obs->sessions[s].name);
+        const char *sn = ip_session_name(obs, s);
         if (b == IP_NONE)
             fprintf(out, "%s %s: end", s ? ";" : "", sn);
         else if (o->boundary == IP_BOUNDARY_STRICT)
@@ -83,7 +83,7 @@ static void print_changed(const ip_trace *obs, const ip_prediction *p,
         const ip_changed_read *c = &p->changed[i];
         uint32_t s = obs->txns[c->txn].session;
         fprintf(out, "    session %s, transaction %s, op %u: read of %s "
-                "from %s -> from %s\n", ip_str(obs, obs->sessions[s].name),
+                "from %s -> from %s\n", ip_session_name(obs, s),
                 ip_txn_name(obs, c->txn), c->hist_op,
                 ip_key_name(obs, c->key), ip_txn_name(obs, c->observed),
                 ip_txn_name(obs, c->predicted));

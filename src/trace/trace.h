@@ -167,6 +167,10 @@ static inline const char *ip_txn_name(const ip_trace *t, uint32_t txn)
 {
     return t->strings[t->txns[txn].name];
 }
+static inline const char *ip_session_name(const ip_trace *t, uint32_t s)
+{
+    return t->strings[t->sessions[s].name];
+}
 static inline bool ip_committed(const ip_trace *t, uint32_t txn)
 {
     return t->txns[txn].status == IP_COMMITTED;

@@ -39,7 +39,7 @@ static uint32_t txn_by_name(const ip_trace *t, const char *name)
 
 static const char *session_of(const ip_trace *t, uint32_t txn)
 {
-    return ip_str(t, t->sessions[t->txns[txn].session].name);
+    return ip_session_name(t, t->txns[txn].session);
 }
 
 /* ---- re-checking a prediction --------------------------------------------- */

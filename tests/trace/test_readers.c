@@ -33,7 +33,7 @@ static void test_simple_causal(void)
     CU_ASSERT_STRING_EQUAL(ip_str(t, t->initial_name), "0, 0");
     CU_ASSERT_EQUAL(t->n_sessions, 2);
     CU_ASSERT_EQUAL(t->n_txns, 3);
-    CU_ASSERT_STRING_EQUAL(ip_str(t, t->sessions[0].name), "1");
+    CU_ASSERT_STRING_EQUAL(ip_session_name(t, 0), "1");
     CU_ASSERT_STRING_EQUAL(ip_txn_name(t, 1), "1, 0");
     CU_ASSERT_STRING_EQUAL(ip_txn_name(t, 2), "2, 0");
     /* both read the initial values: x and y from txn 0 */
@@ -130,7 +130,7 @@ static void test_plume_structure(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(t->n_sessions, 2);
     CU_ASSERT_EQUAL(t->n_txns, 5);
-    CU_ASSERT_STRING_EQUAL(ip_str(t, t->sessions[0].name), "s0");
+    CU_ASSERT_STRING_EQUAL(ip_session_name(t, 0), "s0");
     CU_ASSERT_STRING_EQUAL(ip_txn_name(t, 1), "t10");
     CU_ASSERT_STRING_EQUAL(ip_txn_name(t, 2), "aborted@s0");
     CU_ASSERT_EQUAL(t->txns[2].status, IP_ABORTED);
@@ -196,7 +196,7 @@ static void test_awdit_structure(void)
     CU_ASSERT_EQUAL(t->n_txns, 5);
     CU_ASSERT_STRING_EQUAL(ip_txn_name(t, 1), "t0.0");
     CU_ASSERT_STRING_EQUAL(ip_txn_name(t, 3), "t1.1");
-    CU_ASSERT_STRING_EQUAL(ip_str(t, t->sessions[2].name), "s2");
+    CU_ASSERT_STRING_EQUAL(ip_session_name(t, 2), "s2");
     CU_ASSERT_STRING_EQUAL(writer_of(t, "t1.0", "0"), "t0.0");
     CU_ASSERT_STRING_EQUAL(writer_of(t, "t2.0", "0"), "t1.1");
     CU_ASSERT_STRING_EQUAL(writer_of(t, "t2.0", "1"), "t0.0");
