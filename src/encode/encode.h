@@ -12,7 +12,20 @@
  *     (enumeration of distinct predictions);
  *   - ip_encoder_refute_order: add "this total order is not a valid commit
  *     order of the predicted history" - the counterexample-guided loop that
- *     makes the exact encoding sound and complete without quantifiers.
+ *     makes the exact encoding sound and complete without quantifiers;
+ *   - ip_encoder_refute_closed: add "this partial order is not closed under
+ *     the pco rules for the predicted history" - the same loop for the
+ *     approximate encoding, fed with each candidate's acyclic pco.
+ *
+ * Encodings (the unserializability part of the formula):
+ *   IP_ENC_EXACT, IP_ENC_APPROX  the base formula only (feasibility,
+ *       boundary, weak isolation); the caller refutes candidates: exact
+ *       ones with serial orders, approx ones with their acyclic pco (or a
+ *       serial order, which is closed too).  Lazy, and fast.
+ *   IP_ENC_APPROX_RANK  the paper's eager formula: pco as a relation with
+ *       integer ranks against self-justification, and a pco cycle.  Every
+ *       model has a pco cycle.  Same answers as IP_ENC_APPROX, but Z3
+ *       finds it hard beyond a dozen transactions; kept as a reference.
  *
  * The formula is built over transactions that can take part in a conflict:
  * one Boolean per (writer, read event) candidate, none for pairs that can
@@ -31,11 +44,12 @@
  *     definition has a single solution).
  *   - every kept read's writer is in the predicted history; reads beyond
  *     the boundary are fixed to the observed writer (no duplicate models).
- *   - approx: only "pco edge => justified with lower rank" is asserted; a
- *     so edge needs no rank.  ww_rc's first writer is guarded (its write
- *     must exist), as SEMANTICS.md says.
- *   - exact: the base formula has no unserializability constraint; the
- *     caller loops solve -> check ser -> ip_encoder_refute_order.  A txn
+ *   - approx-rank: only "pco edge => justified with lower rank" is
+ *     asserted; a so edge needs no rank.
+ *   - ww_rc's first writer is guarded (its write must exist), as
+ *     SEMANTICS.md says.
+ *   - exact / approx: the base formula has no unserializability
+ *     constraint; the caller loops solve -> check -> refute.  A txn
  *     of the new history missing from the refuted order voids the clause
  *     (nothing is claimed about it).  Transactions that only read keys no
  *     other txn writes ("irrelevant") are ignored in orders and pair
@@ -57,7 +71,11 @@
 #include "validate.h"
 
 typedef enum { IP_BOUNDARY_STRICT = 0, IP_BOUNDARY_RELAXED = 1 } ip_boundary;
-typedef enum { IP_ENC_APPROX = 0, IP_ENC_EXACT = 1 } ip_encoding;
+typedef enum {
+    IP_ENC_APPROX = 0,        /* pco cycle, lazily (see above) */
+    IP_ENC_EXACT = 1,         /* no serial order, lazily */
+    IP_ENC_APPROX_RANK = 2    /* pco cycle, the paper's rank formula */
+} ip_encoding;
 
 typedef struct ip_encode_opts {
     ip_level model;           /* IP_LVL_CAUSAL or IP_LVL_RC */
@@ -117,6 +135,16 @@ bool ip_encoder_block(ip_encoder *enc, const ip_assignment *a, ip_error *err);
  * consistent with so, wr and the serializable arbitration rule. */
 bool ip_encoder_refute_order(ip_encoder *enc, const uint32_t *order,
                              uint32_t n, ip_error *err);
+
+/* Forbid any later model whose predicted history leaves the strict partial
+ * order over txn[0..n) (observed txn ids; bit j of row i, `words` 64-bit
+ * words per row, says txn[i] precedes txn[j]) closed: contains so and wr
+ * and is closed under the pco rules (validate.h).  Such a history's pco is
+ * contained in the order; refuting an acyclic one removes every candidate
+ * whose pco it bounds.  Transactions outside txn[] void the clause. */
+bool ip_encoder_refute_closed(ip_encoder *enc, const uint32_t *txn,
+                              uint32_t n, const uint64_t *bits, uint32_t words,
+                              ip_error *err);
 
 void ip_encoder_stats(const ip_encoder *enc, ip_encode_stats *out);
 

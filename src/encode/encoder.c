@@ -81,7 +81,8 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
         ip_fail(err, "encode: unknown boundary %d", (int)opts->boundary);
         return NULL;
     }
-    if (opts->encoding != IP_ENC_APPROX && opts->encoding != IP_ENC_EXACT) {
+    if (opts->encoding != IP_ENC_APPROX && opts->encoding != IP_ENC_EXACT &&
+        opts->encoding != IP_ENC_APPROX_RANK) {
         ip_fail(err, "encode: unknown encoding %d", (int)opts->encoding);
         return NULL;
     }
@@ -96,7 +97,7 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
     bool ok = open_solver(e, err) && enc_index(e, err) &&
               enc_feasible(e, err) && enc_wr_pairs(e, err) &&
               enc_weak(e, err) &&
-              (opts->encoding == IP_ENC_EXACT || enc_pco(e, err));
+              (opts->encoding != IP_ENC_APPROX_RANK || enc_pco(e, err));
     if (!ok) {
         ip_encoder_free(e);
         return NULL;

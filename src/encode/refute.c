@@ -1,6 +1,7 @@
-/* refute.c - the two kinds of learned constraints: refuting a serial order
- * (exact encoding, paper 4.2.1 with the order fixed) and blocking a set of
- * changed reads (enumeration). */
+/* refute.c - the learned constraints: refuting a serial order (exact
+ * encoding, paper 4.2.1 with the order fixed), refuting a closed partial
+ * order (approx encoding: the candidate's acyclic pco), and blocking a set
+ * of changed reads (enumeration). */
 #include "enc_internal.h"
 
 #include <stdlib.h>
@@ -24,21 +25,51 @@ static bool vpush(lit_vec *v, Z3_ast a)
     return true;
 }
 
-/* Terms saying `order` (positions pos, -1 for txn 0 when absent) breaks
- * a requirement of the predicted history: a so or wr edge against it, or
- * t1 between t2 and t3 in it while t3 reads k from t2 and t1's write to k
- * is kept (Eq. 1). */
-static bool violations(ip_encoder *e, const int64_t *pos, lit_vec *v)
+/* An order over some relevant transactions: idx[r] is relevant txn r's
+ * index in it (IP_NONE when absent).  Total: before(a, b) iff idx[a] <
+ * idx[b].  Partial: bit idx[b] of row idx[a] of `bits`. */
+typedef struct order_view {
+    uint32_t *idx;            /* n_rel entries */
+    const uint64_t *bits;     /* NULL for a total order */
+    uint32_t words;
+} order_view;
+
+/* Txn 0 precedes every transaction whatever the order says. */
+static bool before(const ip_encoder *e, const order_view *o, uint32_t a,
+                   uint32_t b)
+{
+    uint32_t ra = e->rel[a], rb = e->rel[b];
+    if (ra == 0 || rb == 0)
+        return ra == 0 && rb != 0;
+    uint32_t i = o->idx[ra], j = o->idx[rb];
+    if (!o->bits)
+        return i < j;
+    return (o->bits[(size_t)i * o->words + j / 64] >> (j % 64)) & 1u;
+}
+
+static bool present(const order_view *o, const ip_encoder *e, uint32_t x)
+{
+    return e->rel[x] == 0 || o->idx[e->rel[x]] != IP_NONE;
+}
+
+/* Terms saying the order is not closed for the predicted history: a txn
+ * it does not cover is present, a so or wr edge goes against it, or for
+ * t3 reading k from t2 and another kept write t1 of k, the order has
+ * t1 before t3 but not before t2 (ww), or t2 before t1 but not t3 before
+ * t1 (rw).  For a total order the two rules coincide and say "t1 lies
+ * between t2 and t3" (Eq. 1); a partial order closed under both contains
+ * the least pco of the history. */
+static bool violations(ip_encoder *e, const order_view *o, lit_vec *v)
 {
     const ip_trace *t = e->tr;
     for (uint32_t i = 1; i < e->n_rel; i++) {
         uint32_t x = e->relv[i];
-        bool bad = pos[i] == INT64_MAX || pos[i] < pos[0];
+        bool bad = !present(o, e, x);
         /* so: the previous relevant txn of the session must come first */
         for (uint32_t p = x; !bad && p > t->sessions[t->txns[x].session].txn_first;) {
             p--;
             if (e->rel[p] != IP_NONE) {
-                bad = pos[e->rel[p]] != INT64_MAX && pos[e->rel[p]] > pos[i];
+                bad = present(o, e, p) && !before(e, o, p, x);
                 break;
             }
         }
@@ -47,16 +78,15 @@ static bool violations(ip_encoder *e, const int64_t *pos, lit_vec *v)
     }
     for (uint32_t gi = 0; gi < e->n_groups; gi++) {
         const enc_group *g = &e->groups[gi];
-        int64_t p3 = pos[e->rel[g->txn]];
-        if (p3 == INT64_MAX)
-            continue;           /* covered by "g->txn is present" */
+        uint32_t t3 = g->txn;
+        if (!present(o, e, t3))
+            continue;           /* covered by "t3 is present" */
         for (uint32_t i = 0; i < g->cand_count; i++) {
             uint32_t t2 = e->gcand[g->cand_first + i];
-            int64_t p2 = pos[e->rel[t2]];
             Z3_ast wr = e->gwr_hist[g->wr_first + i];
-            if (p2 == INT64_MAX || lit_is_false(e, wr))
+            if (!present(o, e, t2) || lit_is_false(e, wr))
                 continue;
-            if (p2 > p3) {
+            if (!before(e, o, t2, t3)) {
                 if (!vpush(v, wr))
                     return false;
                 continue;
@@ -64,15 +94,50 @@ static bool violations(ip_encoder *e, const int64_t *pos, lit_vec *v)
             for (uint32_t q = t->key_writer_first[g->key];
                  q < t->key_writer_first[g->key + 1]; q++) {
                 uint32_t t1 = t->key_writer[q];
-                int64_t p1 = pos[e->rel[t1]];
-                if (t1 == t2 || t1 == g->txn || p1 == INT64_MAX ||
-                    !(p2 < p1 && p1 < p3))
+                if (t1 == IP_INIT_TXN || t1 == t2 || t1 == t3 ||
+                    !present(o, e, t1))
                     continue;
-                if (!vpush(v, lit_and2(e, wr,
-                                       enc_write_exists(e, t1, g->key))))
+                bool ww = before(e, o, t1, t3) && !before(e, o, t1, t2);
+                bool rw = before(e, o, t2, t1) && !before(e, o, t3, t1);
+                if ((ww || rw) &&
+                    !vpush(v, lit_and2(e, wr, enc_write_exists(e, t1, g->key))))
                     return false;
             }
         }
+    }
+    return true;
+}
+
+static bool refute(ip_encoder *e, const order_view *o, const char *what,
+                   ip_error *err)
+{
+    lit_vec v = { 0 };
+    bool ok = violations(e, o, &v) || ip_fail(err, "encode: out of memory");
+    if (ok) {
+        enc_clause(e, v.a, v.n);
+        ok = enc_z3_ok(e, err, what);
+    }
+    free(v.a);
+    return ok;
+}
+
+/* idx for the n txns of `txn` (observed ids); false on a bad list. */
+static bool index_txns(ip_encoder *e, const uint32_t *txn, uint32_t n,
+                       uint32_t *idx, ip_error *err)
+{
+    for (uint32_t i = 0; i < e->n_rel; i++)
+        idx[i] = IP_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        if (txn[i] >= e->tr->n_txns)
+            return ip_fail(err, "encode: refute: txn id %u out of range",
+                           txn[i]);
+        uint32_t r = e->rel[txn[i]];
+        if (r == IP_NONE)
+            continue;
+        if (idx[r] != IP_NONE)
+            return ip_fail(err, "encode: refute: txn '%s' appears twice",
+                           ip_txn_name(e->tr, txn[i]));
+        idx[r] = i;
     }
     return true;
 }
@@ -82,35 +147,25 @@ bool ip_encoder_refute_order(ip_encoder *enc, const uint32_t *order,
 {
     if (!enc || (!order && n))
         return ip_fail(err, "encode: refute_order: no encoder or order");
-    int64_t *pos = malloc(sizeof *pos * (enc->n_rel + 1));
-    lit_vec v = { 0 };
-    if (!pos)
-        return ip_fail(err, "encode: out of memory");
-    for (uint32_t i = 0; i <= enc->n_rel; i++)
-        pos[i] = INT64_MAX;
-    bool ok = true;
-    for (uint32_t i = 0; ok && i < n; i++) {
-        if (order[i] >= enc->tr->n_txns) {
-            ok = ip_fail(err, "encode: refute_order: txn id %u out of range",
-                         order[i]);
-        } else if (enc->rel[order[i]] != IP_NONE) {
-            uint32_t r = enc->rel[order[i]];
-            if (pos[r] != INT64_MAX)
-                ok = ip_fail(err, "encode: refute_order: txn '%s' appears "
-                             "twice", ip_txn_name(enc->tr, order[i]));
-            pos[r] = i;
-        }
-    }
-    if (ok && pos[0] == INT64_MAX)
-        pos[0] = -1;
-    if (ok && !violations(enc, pos, &v))
-        ok = ip_fail(err, "encode: out of memory");
-    if (ok) {
-        enc_clause(enc, v.a, v.n);
-        ok = enc_z3_ok(enc, err, "refuting a serial order");
-    }
-    free(pos);
-    free(v.a);
+    order_view o = { malloc(sizeof *o.idx * (enc->n_rel + 1)), NULL, 0 };
+    bool ok = o.idx ? index_txns(enc, order, n, o.idx, err)
+                    : ip_fail(err, "encode: out of memory");
+    ok = ok && refute(enc, &o, "refuting a serial order", err);
+    free(o.idx);
+    return ok;
+}
+
+bool ip_encoder_refute_closed(ip_encoder *enc, const uint32_t *txn,
+                              uint32_t n, const uint64_t *bits, uint32_t words,
+                              ip_error *err)
+{
+    if (!enc || (!txn && n) || (!bits && n) || words < (n + 63) / 64)
+        return ip_fail(err, "encode: refute_closed: bad arguments");
+    order_view o = { malloc(sizeof *o.idx * (enc->n_rel + 1)), bits, words };
+    bool ok = o.idx ? index_txns(enc, txn, n, o.idx, err)
+                    : ip_fail(err, "encode: out of memory");
+    ok = ok && refute(enc, &o, "refuting a closed partial order", err);
+    free(o.idx);
     return ok;
 }
 

@@ -73,24 +73,15 @@ static confirm_outcome check_model(const confirm_ctx *c, ip_prediction *p,
     return CONFIRM_OK;
 }
 
-static confirm_outcome check_ser(const confirm_ctx *c, ip_prediction *p,
-                                 const ip_check_opts *co)
+/* The ser verdict into p->ser_verdict.  A violation's cycle must be a
+ * real cycle of the history. */
+static confirm_outcome run_ser(const confirm_ctx *c, ip_prediction *p,
+                               const ip_check_opts *co, ip_check_result *r)
 {
-    ip_check_result r = ip_check(p->history, IP_LVL_SER, co, &p->ser_verdict,
-                                 c->err);
-    if (r == IP_CHECK_ERROR)
+    *r = ip_check(p->history, IP_LVL_SER, co, &p->ser_verdict, c->err);
+    if (*r == IP_CHECK_ERROR)
         return CONFIRM_ERROR;
-    if (r == IP_CHECK_UNKNOWN)
-        return CONFIRM_UNKNOWN;
-    if (r == IP_CHECK_OK) {
-        if (c->encoding == IP_ENC_EXACT)
-            return CONFIRM_SERIALIZABLE;
-        ip_fail(c->err, "the predicted history is serializable according to "
-                "the ser checker, but the approximate encoding claimed a pco "
-                "cycle (encoder and checker disagree)");
-        return CONFIRM_BUG;
-    }
-    if (p->ser_verdict.n_cycles > 0 &&
+    if (*r == IP_CHECK_VIOLATION && p->ser_verdict.n_cycles > 0 &&
         !ip_cycle_is_valid(p->history, IP_LVL_SER, &p->ser_verdict.cycles[0])) {
         ip_fail(c->err, "the ser checker's violation cycle is not a cycle of "
                 "the predicted history");
@@ -99,14 +90,57 @@ static confirm_outcome check_ser(const confirm_ctx *c, ip_prediction *p,
     return CONFIRM_OK;
 }
 
-confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
-                           ip_prediction *p)
+/* exact: unserializable, or a serial order to refute. */
+static confirm_outcome check_exact(const confirm_ctx *c, ip_prediction *p,
+                                   const ip_check_opts *co)
 {
+    ip_check_result r;
+    confirm_outcome o = run_ser(c, p, co, &r);
+    if (o != CONFIRM_OK)
+        return o;
+    return r == IP_CHECK_UNKNOWN ? CONFIRM_UNKNOWN
+         : r == IP_CHECK_OK ? CONFIRM_SERIALIZABLE : CONFIRM_OK;
+}
+
+/* approx and approx-rank: a pco cycle, which the ser checker must confirm;
+ * without one (approx only), a serial order or the pco to refute. */
+static confirm_outcome check_approx(const confirm_ctx *c, ip_prediction *p,
+                                    const ip_check_opts *co, ip_pco *pco)
+{
+    if (!ip_pco_compute(p->history, pco, c->err))
+        return CONFIRM_ERROR;
+    bool cyclic = pco->cyclic;
+    if (!cyclic && c->encoding == IP_ENC_APPROX_RANK) {
+        ip_fail(c->err, "the rank encoding claimed a pco cycle, but the pco "
+                "of the predicted history is acyclic (encoder and pco "
+                "disagree)");
+        return CONFIRM_BUG;
+    }
+    ip_check_result r;
+    confirm_outcome o = run_ser(c, p, co, &r);
+    if (o != CONFIRM_OK)
+        return o;
+    if (!cyclic)
+        return r == IP_CHECK_OK ? CONFIRM_SERIALIZABLE : CONFIRM_NO_PCO_CYCLE;
+    if (r == IP_CHECK_UNKNOWN)
+        return CONFIRM_UNKNOWN;
+    if (r == IP_CHECK_OK) {
+        ip_fail(c->err, "the predicted history is serializable according to "
+                "the ser checker, but its pco has a cycle (pco and checker "
+                "disagree)");
+        return CONFIRM_BUG;
+    }
+    return CONFIRM_OK;
+}
+
+confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
+                           ip_prediction *p, ip_pco *pco)
+{
+    memset(pco, 0, sizeof *pco);
     memset(p, 0, sizeof *p);
     p->assignment = *a;               /* ownership moves to p */
     memset(a, 0, sizeof *a);
     p->n_sessions = c->obs->n_sessions;
-    p->found_by = c->encoding;
     ip_error why = {{0}};
     if (!ip_assignment_conforms(c->obs, &p->assignment, c->boundary, &why)) {
         ip_fail(c->err, "the encoder's model breaks the boundary rules: %s",
@@ -125,5 +159,11 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
     }
     ip_check_opts co = {.timeout_ms = c->check_timeout_ms, .max_cycles = 1};
     confirm_outcome o = check_model(c, p, &co);
-    return o == CONFIRM_OK ? check_ser(c, p, &co) : o;
+    if (o != CONFIRM_OK)
+        return o;
+    o = c->encoding == IP_ENC_EXACT ? check_exact(c, p, &co)
+                                    : check_approx(c, p, &co, pco);
+    if (o != CONFIRM_NO_PCO_CYCLE)
+        ip_pco_free(pco);
+    return o;
 }

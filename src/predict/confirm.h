@@ -9,7 +9,10 @@
 
 typedef enum {
     CONFIRM_OK = 0,           /* model satisfied, ser violated */
-    CONFIRM_SERIALIZABLE,     /* exact only: ser satisfied, order to refute */
+    CONFIRM_SERIALIZABLE,     /* exact, approx: ser satisfied, order to
+                                 refute (p->ser_verdict.order) */
+    CONFIRM_NO_PCO_CYCLE,     /* approx: pco acyclic (and ser violated or
+                                 undecided): *pco to refute */
     CONFIRM_UNKNOWN,          /* a checker timed out */
     CONFIRM_BUG,              /* encoder and checkers disagree; err set */
     CONFIRM_ERROR             /* resource failure; err set */
@@ -26,9 +29,11 @@ typedef struct confirm_ctx {
 
 /* Take ownership of *a (cleared) into *p, extract its history and check
  * it.  *p is filled as far as the checks went; the caller clears it with
- * ip_prediction_clear unless the outcome is CONFIRM_OK and it keeps it. */
+ * ip_prediction_clear unless the outcome is CONFIRM_OK and it keeps it.
+ * *pco (over p->history's txn ids) is filled for CONFIRM_NO_PCO_CYCLE and
+ * empty otherwise; the caller frees it with ip_pco_free. */
 confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
-                           ip_prediction *p);
+                           ip_prediction *p, ip_pco *pco);
 
 void ip_prediction_clear(ip_prediction *p);
 

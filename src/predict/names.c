@@ -14,7 +14,6 @@ void ip_predict_opts_default(ip_predict_opts *o)
                            .encoding = IP_ENC_APPROX,
                            .timeout_ms = 600u * 1000u,
                            .max_predictions = 1,
-                           .approx_first = true,
                            .progress = NULL};
 }
 
@@ -36,7 +35,8 @@ bool ip_boundary_parse(const char *s, ip_boundary *out)
 
 const char *ip_encoding_name(ip_encoding e)
 {
-    return e == IP_ENC_EXACT ? "exact" : "approx";
+    return e == IP_ENC_EXACT ? "exact"
+         : e == IP_ENC_APPROX_RANK ? "approx-rank" : "approx";
 }
 
 bool ip_encoding_parse(const char *s, ip_encoding *out)
@@ -45,6 +45,8 @@ bool ip_encoding_parse(const char *s, ip_encoding *out)
         *out = IP_ENC_APPROX;
     else if (!strcmp(s, "exact") || !strcmp(s, "precise"))
         *out = IP_ENC_EXACT;
+    else if (!strcmp(s, "approx-rank"))
+        *out = IP_ENC_APPROX_RANK;
     else
         return false;
     return true;

@@ -10,17 +10,20 @@
  *   - the history must violate serializability.
  * Nothing unconfirmed is ever reported as a prediction.
  *
- *   approx  a pco cycle proves unserializability, so a candidate the
- *           checkers reject is a bug in the encoder or the checkers:
- *           ip_predict_run returns IP_PREDICT_UNCONFIRMED with err saying
- *           which check failed.
- *   exact   counterexample-guided: solve the base formula, check the
- *           candidate for serializability; a serial order found by the
- *           checker is refuted in the encoder (ip_encoder_refute_order) and
- *           the formula solved again, until a confirmed candidate, unsat,
- *           or the time limit.  Optionally the approximate encoding is
- *           tried first: what it finds and the checkers confirm is an
- *           answer for the exact encoding too.
+ * Both encodings search counterexample-guided: solve the base formula,
+ * check the candidate, refute what disqualifies it, solve again, until a
+ * confirmed candidate, unsat, or the time limit.
+ *   approx       the candidate must have a pco cycle (validate.h,
+ *                ip_pco_compute).  One without is refuted by a serial
+ *                order when the ser checker finds one, else by its own
+ *                acyclic pco (ip_encoder_refute_closed).  A pco cycle
+ *                proves unserializability, so a cyclic candidate the ser
+ *                checker accepts is a bug (IP_PREDICT_UNCONFIRMED).
+ *   exact        the candidate must be unserializable; a serial order
+ *                found by the checker is refuted (ip_encoder_refute_order).
+ *   approx-rank  the paper's eager formula: every model has a pco cycle;
+ *                the concrete pco and the ser checker must agree, else it
+ *                is a bug.  Same answers as approx, much slower.
  * With max_predictions > 1 every confirmed prediction's set of changed
  * reads (which reads changed, whatever their new writers) is blocked
  * (ip_encoder_block) and the search goes on.
@@ -59,17 +62,16 @@ typedef struct ip_predict_opts {
     ip_encoding encoding;
     unsigned timeout_ms;       /* whole search, 0 = none */
     unsigned max_predictions;  /* 0 is taken as 1 */
-    bool approx_first;         /* exact: try the approximate encoding first */
     FILE *progress;            /* progress lines, or NULL for none */
 } ip_predict_opts;
 
-/* Defaults: causal, relaxed, approx, 600 s, 1 prediction, approx first,
- * no progress. */
+/* Defaults: causal, relaxed, approx, 600 s, 1 prediction, no progress. */
 void ip_predict_opts_default(ip_predict_opts *o);
 
 const char *ip_boundary_name(ip_boundary b);       /* "strict", "relaxed" */
 bool ip_boundary_parse(const char *s, ip_boundary *out);
-const char *ip_encoding_name(ip_encoding e);       /* "approx", "exact" */
+/* "approx", "exact", "approx-rank" */
+const char *ip_encoding_name(ip_encoding e);
 bool ip_encoding_parse(const char *s, ip_encoding *out);
 
 /* Where extraction put things: indices between the observed trace and the
@@ -117,7 +119,6 @@ typedef struct ip_prediction {
     uint32_t n_changed;
     ip_verdict model_verdict;  /* OK: order is a weak commit order */
     ip_verdict ser_verdict;    /* VIOLATION: cycles[0] proves it */
-    ip_encoding found_by;      /* approx when exact used approx_first */
     uint32_t iteration;        /* solver call that produced it (1-based) */
     double seconds;            /* since the start of the search */
 } ip_prediction;
@@ -125,7 +126,8 @@ typedef struct ip_prediction {
 typedef struct ip_predict_stats {
     ip_encode_stats encode;    /* of the last encoder used */
     uint32_t solver_calls;
-    uint32_t refuted_orders;   /* exact: serializable candidates refuted */
+    uint32_t refuted_orders;   /* serializable candidates refuted */
+    uint32_t refuted_pcos;     /* approx: candidates with an acyclic pco */
     double seconds;
 } ip_predict_stats;
 

@@ -121,7 +121,6 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
         cJSON_AddStringToObject(j, "model", ip_level_name(o->model)) &&
         cJSON_AddStringToObject(j, "boundary", ip_boundary_name(o->boundary)) &&
         cJSON_AddStringToObject(j, "encoding", ip_encoding_name(o->encoding)) &&
-        cJSON_AddStringToObject(j, "found_by", ip_encoding_name(p->found_by)) &&
         (!observed_path ||
          cJSON_AddStringToObject(j, "observed", observed_path)) &&
         add_lists(j, obs, p, o->boundary) &&

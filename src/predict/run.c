@@ -94,6 +94,16 @@ static bool refute(search *s, ip_encoder *enc, const ip_prediction *p)
     return ok;
 }
 
+/* Refute p's acyclic pco (over its history's txn ids). */
+static bool refute_pco(search *s, ip_encoder *enc, const ip_prediction *p,
+                       const ip_pco *pco)
+{
+    bool ok = ip_encoder_refute_closed(enc, p->map.obs_txn, pco->n, pco->bits,
+                                       pco->words, s->err);
+    s->stats->refuted_pcos++;
+    return ok;
+}
+
 static const char *solve_name(ip_solve_result r)
 {
     switch (r) {
@@ -116,7 +126,9 @@ static int handle_model(search *s, ip_encoder *enc, ip_encoding kind,
                      .check_timeout_ms = ms && ms < 1000 ? 1000 : ms,
                      .err = s->err};
     ip_prediction p;
-    confirm_outcome o = ip_confirm(&c, a, &p);
+    ip_pco pco;
+    confirm_outcome o = ip_confirm(&c, a, &p, &pco);
+    bool ok = true;
     p.iteration = s->stats->solver_calls;
     switch (o) {
     case CONFIRM_OK:
@@ -136,15 +148,14 @@ static int handle_model(search *s, ip_encoder *enc, ip_encoding kind,
     case CONFIRM_SERIALIZABLE:
         progress(s, "candidate %u is serializable; refuting its serial "
                  "order of %u transactions", iter, p.ser_verdict.n_order);
-        if (!refute(s, enc, &p)) {
-            ip_prediction_clear(&p);
-            return IP_PREDICT_ERROR;
-        }
-        ip_assignment_free(prev);
-        *prev = p.assignment;           /* to catch a model coming back */
-        memset(&p.assignment, 0, sizeof p.assignment);
-        ip_prediction_clear(&p);
-        return -1;
+        ok = refute(s, enc, &p);
+        break;
+    case CONFIRM_NO_PCO_CYCLE:
+        progress(s, "candidate %u has no pco cycle; refuting its pco over "
+                 "%u transactions", iter, pco.n);
+        ok = refute_pco(s, enc, &p, &pco);
+        ip_pco_free(&pco);
+        break;
     case CONFIRM_UNKNOWN:
         ip_prediction_clear(&p);
         return s->n ? IP_PREDICT_FOUND : IP_PREDICT_UNKNOWN;
@@ -152,10 +163,15 @@ static int handle_model(search *s, ip_encoder *enc, ip_encoding kind,
         ip_prediction_clear(&p);
         return IP_PREDICT_UNCONFIRMED;
     case CONFIRM_ERROR:
-        break;
+        ip_prediction_clear(&p);
+        return IP_PREDICT_ERROR;
     }
+    /* refuted: keep the assignment to catch a model coming back */
+    ip_assignment_free(prev);
+    *prev = p.assignment;
+    memset(&p.assignment, 0, sizeof p.assignment);
     ip_prediction_clear(&p);
-    return IP_PREDICT_ERROR;
+    return ok ? -1 : IP_PREDICT_ERROR;
 }
 
 static ip_predict_result solve_loop(search *s, ip_encoder *enc,
@@ -189,7 +205,7 @@ static ip_predict_result solve_loop(search *s, ip_encoder *enc,
         if (same_assignment(s->obs, &a, &prev)) {
             ip_assignment_free(&a);
             ip_fail(s->err, "the encoder returned a model whose serial "
-                    "order was refuted before (refute_order has no effect)");
+                    "order or pco was refuted before (the refutation had no effect)");
             r = IP_PREDICT_UNCONFIRMED;
             break;
         }
@@ -227,24 +243,6 @@ static ip_predict_result search_with(search *s, ip_encoding kind,
     return r;
 }
 
-/* exact with approx first: approx gets half the time; whatever it finds
- * and the checkers confirm is an exact answer too. */
-static ip_predict_result search_all(search *s)
-{
-    ip_encoding kind = s->opts->encoding;
-    if (kind == IP_ENC_EXACT && s->opts->approx_first) {
-        double d = s->deadline == 0 ? 0
-                                    : s->start + (s->deadline - s->start) / 2;
-        ip_predict_result r = search_with(s, IP_ENC_APPROX, d);
-        if (r == IP_PREDICT_ERROR || r == IP_PREDICT_UNCONFIRMED ||
-            s->n >= s->want)
-            return r;
-        progress(s, "approximate encoding found %u of %u; trying the exact "
-                 "encoding", s->n, s->want);
-    }
-    return search_with(s, kind, s->deadline);
-}
-
 ip_predict_result ip_predict_run(const ip_trace *obs,
                                  const ip_predict_opts *opts,
                                  ip_prediction **out, uint32_t *n,
@@ -264,11 +262,11 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                 ip_level_name(opts->model));
         return IP_PREDICT_ERROR;
     }
-    ip_predict_result r = search_all(&s);
+    ip_predict_result r = search_with(&s, opts->encoding, s.deadline);
     s.stats->seconds = now() - s.start;
     progress(&s, "done: %u prediction(s), %u solver call(s), %u refuted "
-             "order(s)", s.n, s.stats->solver_calls,
-             s.stats->refuted_orders);
+             "serial order(s), %u refuted pco(s)", s.n, s.stats->solver_calls,
+             s.stats->refuted_orders, s.stats->refuted_pcos);
     if (r == IP_PREDICT_NONE && s.n)
         r = IP_PREDICT_FOUND;
     *out = s.preds;

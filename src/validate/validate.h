@@ -109,4 +109,32 @@ void *ip_verdict_to_cjson(const ip_trace *t, const ip_verdict *v);
  * the edges close a cycle; used by tests and by the predictor. */
 bool ip_cycle_is_valid(const ip_trace *t, ip_level lvl, const ip_cycle *c);
 
+/* ---- the partial commit order (IsoPredict's approximation) ----------------
+ *
+ * pco: the least relation over the committed transactions containing so
+ * and wr, transitive, and closed under ww(o, w) when r reads k from w, o
+ * writes k and pco(o, r), and rw(r, o) when r reads k from w, o writes k
+ * and pco(w, o).  Every serial order contains it: a cycle proves the
+ * history unserializable, an acyclic pco proves nothing.  This is the
+ * semantics of the predictor's approximate encoding.
+ *
+ * Ownership: out->bits is owned by *out (ip_pco_free).  Errors: false with
+ * err set when out of memory or the history has more than 20000
+ * transactions (the relation is a dense bit matrix).  O(n^3/64) time.
+ */
+typedef struct ip_pco {
+    uint32_t n;             /* transactions (trace->n_txns) */
+    uint32_t words;         /* 64-bit words per row */
+    uint64_t *bits;         /* row a, bit b: a precedes b */
+    bool cyclic;            /* some a precedes itself */
+} ip_pco;
+
+bool ip_pco_compute(const ip_trace *t, ip_pco *out, ip_error *err);
+void ip_pco_free(ip_pco *p);
+
+static inline bool ip_pco_before(const ip_pco *p, uint32_t a, uint32_t b)
+{
+    return (p->bits[(size_t)a * p->words + b / 64] >> (b % 64)) & 1u;
+}
+
 #endif

@@ -251,7 +251,7 @@ ip_solve_result ec_predict(const ip_trace *t, const ip_encode_opts *o,
     ip_solve_result r = IP_SOLVE_ERROR;
     for (int round = 0; round < 500; round++) {
         r = ip_encoder_solve(e, 0, a, &err);
-        if (r != IP_SOLVE_SAT || o->encoding == IP_ENC_APPROX)
+        if (r != IP_SOLVE_SAT || o->encoding == IP_ENC_APPROX_RANK)
             break;
         ip_trace *h = ec_history(t, o, a);
         CU_ASSERT_PTR_NOT_NULL_FATAL(h);

@@ -12,10 +12,10 @@
 #endif
 
 static const ip_encode_opts CONFIGS[4] = {
-    { IP_LVL_CAUSAL, IP_BOUNDARY_STRICT, IP_ENC_APPROX },
-    { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_APPROX },
-    { IP_LVL_RC, IP_BOUNDARY_STRICT, IP_ENC_APPROX },
-    { IP_LVL_RC, IP_BOUNDARY_RELAXED, IP_ENC_APPROX },
+    { IP_LVL_CAUSAL, IP_BOUNDARY_STRICT, IP_ENC_APPROX_RANK },
+    { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_APPROX_RANK },
+    { IP_LVL_RC, IP_BOUNDARY_STRICT, IP_ENC_APPROX_RANK },
+    { IP_LVL_RC, IP_BOUNDARY_RELAXED, IP_ENC_APPROX_RANK },
 };
 
 /* tests/corpus/README.md: causal strict, causal relaxed, rc strict, rc
@@ -68,12 +68,12 @@ static void run_table(ip_encoding enc)
             if (r != (want ? IP_SOLVE_SAT : IP_SOLVE_UNSAT))
                 fprintf(stderr, "\n  %s %s %s: got %d, want %s\n",
                         TABLE[i].file, cfg_name(&o),
-                        enc == IP_ENC_EXACT ? "exact" : "approx", r,
+                        enc == IP_ENC_EXACT ? "exact" : "approx-rank", r,
                         want ? "sat" : "unsat");
             if (getenv("ENC_STATS"))
                 fprintf(stderr, "%s %s %s: txns %u free %u cand %u lits %lu\n",
                         TABLE[i].file, cfg_name(&o),
-                        enc == IP_ENC_EXACT ? "exact" : "approx", st.txns,
+                        enc == IP_ENC_EXACT ? "exact" : "approx-rank", st.txns,
                         st.free_reads, st.candidates,
                         (unsigned long)st.literals);
             ip_assignment_free(&a);
@@ -82,7 +82,7 @@ static void run_table(ip_encoding enc)
     }
 }
 
-static void test_table_approx(void) { run_table(IP_ENC_APPROX); }
+static void test_table_approx(void) { run_table(IP_ENC_APPROX_RANK); }
 static void test_table_exact(void) { run_table(IP_ENC_EXACT); }
 
 /* ---- hand-built traces --------------------------------------------------- */
@@ -222,7 +222,7 @@ static void test_block(void)
 {
     uint32_t n;
     bool zero;
-    ip_encode_opts o = { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_APPROX };
+    ip_encode_opts o = { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_APPROX_RANK };
     enumerate("simple_causal_2s3t.txt", o, &n, &zero);
     CU_ASSERT(n >= 1);
     CU_ASSERT(zero);
@@ -266,7 +266,7 @@ static void test_bad_options(void)
     ip_trace *t = build(DEPOSIT, 4);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     ip_error err = {{0}};
-    ip_encode_opts o = { IP_LVL_SER, IP_BOUNDARY_STRICT, IP_ENC_APPROX };
+    ip_encode_opts o = { IP_LVL_SER, IP_BOUNDARY_STRICT, IP_ENC_APPROX_RANK };
     CU_ASSERT_PTR_NULL(ip_encoder_new(t, &o, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "causal or rc"));
     o.model = IP_LVL_CAUSAL;

@@ -29,10 +29,10 @@ static void run_model(ip_level model, ip_encoding enc)
         const micro *m = &table[i];
         ip_trace *obs = load_trace(MICRO_DIR, m->file);
         bool cc = model == IP_LVL_CAUSAL;
-        expect_prediction(obs, m->file, model, IP_BOUNDARY_STRICT, enc, false,
-                          1, cc ? m->cc_strict : m->rc_strict);
-        expect_prediction(obs, m->file, model, IP_BOUNDARY_RELAXED, enc,
-                          false, 1, cc ? m->cc_relaxed : m->rc_relaxed);
+        expect_prediction(obs, m->file, model, IP_BOUNDARY_STRICT, enc, 1,
+                          cc ? m->cc_strict : m->rc_strict);
+        expect_prediction(obs, m->file, model, IP_BOUNDARY_RELAXED, enc, 1,
+                          cc ? m->cc_relaxed : m->rc_relaxed);
         ip_trace_free(obs);
     }
 }
@@ -61,9 +61,11 @@ static void run_oracle(ip_level model)
 static void test_cc_oracle(void) { run_oracle(IP_LVL_CAUSAL); }
 static void test_cc_approx(void) { run_model(IP_LVL_CAUSAL, IP_ENC_APPROX); }
 static void test_cc_exact(void) { run_model(IP_LVL_CAUSAL, IP_ENC_EXACT); }
+static void test_cc_rank(void) { run_model(IP_LVL_CAUSAL, IP_ENC_APPROX_RANK); }
 static void test_rc_oracle(void) { run_oracle(IP_LVL_RC); }
 static void test_rc_approx(void) { run_model(IP_LVL_RC, IP_ENC_APPROX); }
 static void test_rc_exact(void) { run_model(IP_LVL_RC, IP_ENC_EXACT); }
+static void test_rc_rank(void) { run_model(IP_LVL_RC, IP_ENC_APPROX_RANK); }
 
 void add_micro_causal_suite(void)
 {
@@ -71,6 +73,7 @@ void add_micro_causal_suite(void)
     CU_add_test(s, "oracle", test_cc_oracle);
     CU_add_test(s, "approx", test_cc_approx);
     CU_add_test(s, "exact", test_cc_exact);
+    CU_add_test(s, "approx-rank", test_cc_rank);
 }
 
 void add_micro_rc_suite(void)
@@ -79,4 +82,5 @@ void add_micro_rc_suite(void)
     CU_add_test(s, "oracle", test_rc_oracle);
     CU_add_test(s, "approx", test_rc_approx);
     CU_add_test(s, "exact", test_rc_exact);
+    CU_add_test(s, "approx-rank", test_rc_rank);
 }
