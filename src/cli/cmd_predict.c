@@ -33,7 +33,10 @@ static void usage(FILE *out)
         "confirmed by the independent checkers before it is reported.\n\n"
         "  --model causal|rc           weak isolation model (default causal)\n"
         "  --boundary strict|relaxed   prediction boundary (default relaxed)\n"
-        "  --encoding approx|exact     unserializability encoding (default approx)\n"
+        "  --encoding approx|exact|approx-rank\n"
+        "                              unserializability: a pco cycle (approx, the\n"
+        "                              default), no serial order (exact), or the\n"
+        "                              paper's eager rank formula (approx-rank: slow)\n"
         "  --format F                  input format (default: detect)\n"
         "  --out DIR                   where prediction files go (default ./%s)\n"
         "  --json                      print the report as JSON\n"
@@ -81,7 +84,7 @@ static int take_option(predict_args *a, int c, const char *arg)
         return -1;
     case OPT_ENCODING:
         if (!ip_encoding_parse(arg, &a->opts.encoding))
-            return cli_usage_error(CMD, "--encoding must be approx or exact, "
+            return cli_usage_error(CMD, "--encoding must be approx, exact or approx-rank, "
                                    "not '%s'", arg);
         return -1;
     case OPT_FORMAT:
@@ -284,7 +287,7 @@ static void print_outcome_line(const predict_args *a, ip_predict_result r,
     if (n)
         printf("%u unserializable prediction%s (%.2fs)\n", n,
                n == 1 ? "" : "s", st->seconds);
-    else if (r == IP_PREDICT_NONE && o->encoding == IP_ENC_APPROX)
+    else if (r == IP_PREDICT_NONE && o->encoding != IP_ENC_EXACT)
         printf("no prediction: the approximate encoding finds no "
                "unserializable execution (--encoding exact is complete)\n");
     else if (r == IP_PREDICT_NONE)
@@ -342,6 +345,9 @@ static void print_json(const predict_args *a, const ip_trace *obs,
         cJSON_AddNumberToObject(sj, "seconds", st->seconds);
         cJSON_AddNumberToObject(sj, "solver_calls", st->solver_calls);
         cJSON_AddNumberToObject(sj, "refuted_orders", st->refuted_orders);
+        cJSON_AddNumberToObject(sj, "refuted_pcos", st->refuted_pcos);
+        cJSON_AddNumberToObject(sj, "gen_seconds", st->encode.gen_seconds);
+        cJSON_AddNumberToObject(sj, "solve_seconds", st->encode.solve_seconds);
         cJSON_AddNumberToObject(sj, "formula_txns", st->encode.txns);
         cJSON_AddNumberToObject(sj, "free_reads", st->encode.free_reads);
         cJSON_AddNumberToObject(sj, "candidates", st->encode.candidates);

@@ -26,9 +26,9 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: isopredict [predict] [--model causal|rc] "
             "[--boundary strict|relaxed]\n"
-            "                  [--encoding approx|exact] [--format F] "
-            "[--out DIR] [--json]\n"
-            "                  [--timeout SECONDS] TRACE\n"
+            "                  [--encoding approx|exact|approx-rank] "
+            "[--format F] [--out DIR]\n"
+            "                  [--json] [--timeout SECONDS] TRACE\n"
             "       isopredict COMMAND [options] ...   "
             "(isopredict COMMAND --help)\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -113,6 +113,34 @@ static void test_model_violation(void)
     ip_trace_free(obs);
 }
 
+/* pco-gap as observed: unserializable without a pco cycle.  exact
+ * confirms it; approx hands back the acyclic pco to refute. */
+static void test_no_pco_cycle(void)
+{
+    ip_trace *obs = load_trace(IP_TRACES, "pco-gap.json");
+    CU_ASSERT_FATAL(obs != NULL);
+    ip_prediction p;
+    ip_error err = {{0}};
+    ip_assignment a = observed(obs);
+    CU_ASSERT_EQUAL(confirm(obs, &a, IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED,
+                            IP_ENC_EXACT, &p, &err), CONFIRM_OK);
+    CU_ASSERT_EQUAL(p.n_changed, 0);
+    ip_prediction_clear(&p);
+    a = observed(obs);
+    confirm_ctx c = {.obs = obs, .model = IP_LVL_CAUSAL,
+                     .boundary = IP_BOUNDARY_RELAXED,
+                     .encoding = IP_ENC_APPROX, .check_timeout_ms = 60000,
+                     .err = &err};
+    ip_pco pco;
+    CU_ASSERT_EQUAL(ip_confirm(&c, &a, &p, &pco), CONFIRM_NO_PCO_CYCLE);
+    CU_ASSERT_EQUAL(pco.n, p.history->n_txns);
+    CU_ASSERT_FALSE(pco.cyclic);
+    CU_ASSERT_EQUAL(p.ser_verdict.result, IP_CHECK_VIOLATION);
+    ip_pco_free(&pco);
+    ip_prediction_clear(&p);
+    ip_trace_free(obs);
+}
+
 /* A model breaking the boundary rules is refused before extraction. */
 static void test_nonconforming(void)
 {
@@ -160,5 +188,6 @@ void add_confirm_suite(void)
     CU_add_test(s, "serializable candidate", test_serializable_candidate);
     CU_add_test(s, "model violation", test_model_violation);
     CU_add_test(s, "nonconforming model", test_nonconforming);
+    CU_add_test(s, "no pco cycle", test_no_pco_cycle);
     CU_add_test(s, "cegar refutes", test_cegar_refutes);
 }

@@ -4,6 +4,7 @@
 
 #include <CUnit/Basic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define N_HISTORIES 300
@@ -92,10 +93,34 @@ static void test_agrees_with_brute_force(void)
 {
     rng r = {20240611};
     char spec[1024];
-    unsigned mismatches = 0, violations[IP_LVL_COUNT] = {0};
+    unsigned mismatches = 0, violations[IP_LVL_COUNT] = {0}, pco_cycles = 0;
     for (int h = 0; h < N_HISTORIES; h++) {
         random_history(&r, spec, sizeof spec);
         ip_trace *t = tv_build(spec);
+        /* pco: a cycle means unserializable; otherwise every serial
+         * order contains it */
+        ip_pco p;
+        ip_error err = {{0}};
+        CU_ASSERT_FATAL(ip_pco_compute(t, &p, &err));
+        if (p.cyclic) {
+            pco_cycles++;
+            CU_ASSERT_FALSE(tv_brute(t, IP_LVL_SER));
+        } else {
+            ip_verdict v = {0};
+            ip_check_opts co = {0};
+            if (ip_check(t, IP_LVL_SER, &co, &v, &err) == IP_CHECK_OK) {
+                uint32_t *pos = calloc(t->n_txns, sizeof *pos);
+                for (uint32_t i = 0; pos && i < v.n_order; i++)
+                    pos[v.order[i]] = i;
+                for (uint32_t a = 0; pos && a < t->n_txns; a++)
+                    for (uint32_t b = 0; b < t->n_txns; b++)
+                        if (ip_pco_before(&p, a, b))
+                            CU_ASSERT(pos[a] < pos[b]);
+                free(pos);
+            }
+            ip_verdict_free(&v);
+        }
+        ip_pco_free(&p);
         for (int l = 0; l < IP_LVL_COUNT; l++) {
             if ((l == IP_LVL_SI || l == IP_LVL_SER) && !ip_strong_available())
                 continue;
@@ -110,6 +135,7 @@ static void test_agrees_with_brute_force(void)
         ip_trace_free(t);
     }
     CU_ASSERT_EQUAL(mismatches, 0);
+    CU_ASSERT(pco_cycles > 0 && pco_cycles < N_HISTORIES);
     /* the generator must exercise both outcomes at every weak level */
     for (int l = 0; l <= IP_LVL_CAUSAL; l++) {
         CU_ASSERT(violations[l] > 0);

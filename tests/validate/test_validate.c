@@ -4,6 +4,7 @@
 void tv_add_history_tests(CU_pSuite s);
 void tv_add_random_tests(CU_pSuite s);
 void tv_add_corpus_tests(CU_pSuite s);
+void tv_add_pco_tests(CU_pSuite s);
 
 int main(int argc, char **argv)
 {
@@ -14,8 +15,9 @@ int main(int argc, char **argv)
         {"histories", tv_add_history_tests},
         {"random", tv_add_random_tests},
         {"corpus", tv_add_corpus_tests},
+        {"pco", tv_add_pco_tests},
     };
-    for (unsigned i = 0; i < 3; i++)
+    for (unsigned i = 0; i < sizeof suites / sizeof *suites; i++)
         if (!only || !__builtin_strcmp(only, suites[i].name))
             suites[i].add(CU_add_suite(suites[i].name, NULL, NULL));
     CU_basic_set_mode(CU_BRM_NORMAL);
