@@ -45,7 +45,7 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static int exit_status(ip_check_result r, ip_level lvl)
+static int exit_status(ip_check_result r)
 {
     switch (r) {
     case IP_CHECK_OK: return IP_EXIT_OK;
@@ -53,8 +53,6 @@ static int exit_status(ip_check_result r, ip_level lvl)
     case IP_CHECK_UNKNOWN: return IP_EXIT_UNKNOWN;
     default: break;
     }
-    if ((lvl == IP_LVL_SI || lvl == IP_LVL_SER) && !ip_strong_available())
-        return IP_EXIT_UNAVAILABLE;
     return IP_EXIT_USAGE;
 }
 
@@ -158,7 +156,7 @@ int cmd_check(int argc, char **argv)
     if (progress)
         fprintf(stderr, "isopredict check: checked in %.0f ms\n",
                 v.seconds * 1e3);
-    status = exit_status(r, a.level);
+    status = exit_status(r);
     if (r == IP_CHECK_ERROR)
         fprintf(stderr, "isopredict check: %s\n", err.msg);
     else if (a.json ? !print_json(t, &v) : (ip_verdict_print(t, &v, stdout),

@@ -1,9 +1,7 @@
 /* check.c - level names, the ip_check dispatcher and verdict lifetime. */
 #include "validate.h"
 #include "weak.h"
-#ifdef IP_HAVE_STRONG
 #include "strong.h"
-#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,31 +53,13 @@ const char *ip_edge_kind_name(ip_edge_kind k)
     return "unknown";
 }
 
-bool ip_strong_available(void)
-{
-#ifdef IP_HAVE_STRONG
-    return true;
-#else
-    return false;
-#endif
-}
-
 static ip_check_result check_strong(const ip_trace *t, ip_level lvl,
                                     const ip_check_opts *opts, ip_verdict *out,
                                     ip_error *err)
 {
-#ifdef IP_HAVE_STRONG
     if (lvl == IP_LVL_SER)
         return ip_check_ser(t, opts, out, err);
     return ip_check_si(t, opts, out, err);
-#else
-    (void)t;
-    (void)opts;
-    (void)out;
-    ip_fail(err, "the %s checker is not available in this build",
-            ip_level_name(lvl));
-    return IP_CHECK_ERROR;
-#endif
 }
 
 static double now_seconds(void)

@@ -97,10 +97,6 @@ ip_check_result ip_check(const ip_trace *t, ip_level lvl,
                          ip_error *err);
 void ip_verdict_free(ip_verdict *v);
 
-/* True iff this build links the ser and si checkers; without them ip_check
- * at those levels returns IP_CHECK_ERROR ("not available"). */
-bool ip_strong_available(void);
-
 /* Human-readable verdict (short, concrete) and JSON (a cJSON* as void*). */
 void ip_verdict_print(const ip_trace *t, const ip_verdict *v, FILE *out);
 void *ip_verdict_to_cjson(const ip_trace *t, const ip_verdict *v);
