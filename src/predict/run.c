@@ -98,6 +98,9 @@ static bool refute(search *s, ip_encoder *enc, const ip_prediction *p)
 static bool refute_pco(search *s, ip_encoder *enc, const ip_prediction *p,
                        const ip_pco *pco)
 {
+    if (pco->n != p->map.n_hist_txns)
+        return ip_fail(s->err, "prediction: pco over %u transactions, history "
+                       "of %u", pco->n, p->map.n_hist_txns);
     bool ok = ip_encoder_refute_closed(enc, p->map.obs_txn, pco->n, pco->bits,
                                        pco->words, s->err);
     s->stats->refuted_pcos++;
