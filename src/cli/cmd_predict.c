@@ -84,7 +84,8 @@ static int take_option(predict_args *a, int c, const char *arg)
         return -1;
     case OPT_ENCODING:
         if (!ip_encoding_parse(arg, &a->opts.encoding))
-            return cli_usage_error(CMD, "--encoding must be approx, exact or approx-rank, "
+            return cli_usage_error(CMD, "--encoding must be approx, exact "
+                                   "or approx-rank, "
                                    "not '%s'", arg);
         return -1;
     case OPT_FORMAT:

@@ -208,7 +208,8 @@ static ip_predict_result solve_loop(search *s, ip_encoder *enc,
         if (same_assignment(s->obs, &a, &prev)) {
             ip_assignment_free(&a);
             ip_fail(s->err, "the encoder returned a model whose serial "
-                    "order or pco was refuted before (the refutation had no effect)");
+                    "order or pco was refuted before (the refutation had no "
+                    "effect)");
             r = IP_PREDICT_UNCONFIRMED;
             break;
         }

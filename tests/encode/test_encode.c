@@ -222,7 +222,8 @@ static void test_block(void)
 {
     uint32_t n;
     bool zero;
-    ip_encode_opts o = { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_APPROX_RANK };
+    ip_encode_opts o = { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED,
+                         IP_ENC_APPROX_RANK };
     enumerate("simple_causal_2s3t.txt", o, &n, &zero);
     CU_ASSERT(n >= 1);
     CU_ASSERT(zero);
