@@ -81,6 +81,10 @@ struct ip_encoder {
     Z3_ast *hb;               /* causal only */
     Z3_ast *pco, *rank;       /* approx only */
 
+    /* refutations: relevant indices that complete refuted orders */
+    uint32_t *fill;
+    uint32_t n_fill;
+
     ip_encode_stats st;
 };
 

@@ -50,8 +50,9 @@
  *     SEMANTICS.md says.
  *   - exact / approx: the base formula has no unserializability
  *     constraint; the caller loops solve -> check -> refute.  A txn
- *     of the new history missing from the refuted order voids the clause
- *     (nothing is claimed about it).  Transactions that only read keys no
+ *     of the new history missing from the refuted order is placed after
+ *     it in the fill order (ip_encoder_set_fill); without one, its
+ *     presence voids the clause.  Transactions that only read keys no
  *     other txn writes ("irrelevant") are ignored in orders and pair
  *     relations: they can always be placed right after their so-predecessor.
  *   - changed read (ip_encoder_block): a read kept in the history whose
@@ -131,8 +132,9 @@ ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
 bool ip_encoder_block(ip_encoder *enc, const ip_assignment *a, ip_error *err);
 
 /* Forbid any later model whose predicted history admits `order` (txn ids,
- * n entries, a serial order of some earlier candidate) as a commit order
- * consistent with so, wr and the serializable arbitration rule. */
+ * n entries, a serial order of some earlier candidate; completed by the
+ * fill order) as a commit order consistent with so, wr and the
+ * serializable arbitration rule. */
 bool ip_encoder_refute_order(ip_encoder *enc, const uint32_t *order,
                              uint32_t n, ip_error *err);
 
@@ -141,10 +143,22 @@ bool ip_encoder_refute_order(ip_encoder *enc, const uint32_t *order,
  * words per row, says txn[i] precedes txn[j]) closed: contains so and wr
  * and is closed under the pco rules (validate.h).  Such a history's pco is
  * contained in the order; refuting an acyclic one removes every candidate
- * whose pco it bounds.  Transactions outside txn[] void the clause. */
+ * whose pco it bounds.  Transactions outside txn[] follow the fill order
+ * after all of txn[] (or, without one, void the clause). */
 bool ip_encoder_refute_closed(ip_encoder *enc, const uint32_t *txn,
                               uint32_t n, const uint64_t *bits, uint32_t words,
                               ip_error *err);
+
+/* The order (observed txn ids; duplicates and irrelevant txns ignored)
+ * that completes later refutations: the relevant transactions a refuted
+ * order or partial order does not name are placed after all it names, in
+ * this order, instead of voiding the clause.  Any order is sound (a
+ * history that admits the completed order is serializable, or has an
+ * acyclic pco); one close to the histories the solver will propose, such
+ * as a serial order of the observed trace, makes each refutation exclude
+ * far more of them.  Default: none. */
+bool ip_encoder_set_fill(ip_encoder *enc, const uint32_t *order, uint32_t n,
+                         ip_error *err);
 
 void ip_encoder_stats(const ip_encoder *enc, ip_encode_stats *out);
 

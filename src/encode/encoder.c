@@ -34,7 +34,7 @@ void ip_encoder_free(ip_encoder *e)
         e->rel, e->relv, e->cand_first, e->cand_txn, e->cx, e->obs_cand,
         e->unit_first, e->unit_id, e->g, e->units_before, e->tainted, e->inc,
         e->groups, e->gev, e->gcand, e->gwr_hist, e->gwr_bound, e->wr_hist,
-        e->wr_bound, e->co, e->hb, e->pco, e->rank,
+        e->wr_bound, e->co, e->hb, e->pco, e->rank, e->fill,
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
@@ -51,10 +51,17 @@ static bool open_solver(ip_encoder *e, ip_error *err)
     if (!e->z)
         return ip_fail(err, "encode: cannot create a Z3 context");
     Z3_set_error_handler(e->z, ignore_z3_error);
-    /* Every arithmetic atom is a difference of two integers (commit
-     * positions, ranks): the difference-logic solver is much faster on
-     * the rank constraints than the general one. */
-    e->s = Z3_mk_solver_for_logic(e->z, Z3_mk_string_symbol(e->z, "QF_IDL"));
+    /* The base formula is almost all propositional: the incremental SMT
+     * kernel without preprocessing solves it several times faster than
+     * the logic-specific tactics, whose preprocessing dominated the first
+     * solve and which hand later solves to that kernel anyway.  The rank
+     * formula is the exception: its integer ranks need the difference-
+     * logic solver. */
+    if (e->opts.encoding == IP_ENC_APPROX_RANK)
+        e->s = Z3_mk_solver_for_logic(e->z,
+                                      Z3_mk_string_symbol(e->z, "QF_IDL"));
+    else
+        e->s = Z3_mk_simple_solver(e->z);
     if (!e->s)
         return enc_z3_ok(e, err, "creating the solver") &&
                ip_fail(err, "encode: cannot create a Z3 solver");
@@ -160,6 +167,11 @@ ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
     Z3_params_inc_ref(enc->z, p);
     Z3_params_set_uint(enc->z, p, Z3_mk_string_symbol(enc->z, "timeout"),
                        timeout_ms ? timeout_ms : UINT32_MAX);
+    /* relevancy tracking costs more than it saves on these clause sets
+     * (about half of each incremental solve) */
+    if (enc->opts.encoding != IP_ENC_APPROX_RANK)
+        Z3_params_set_uint(enc->z, p, Z3_mk_string_symbol(enc->z, "relevancy"),
+                           0);
     Z3_solver_set_params(enc->z, enc->s, p);
     Z3_params_dec_ref(enc->z, p);
     double t0 = enc_now();

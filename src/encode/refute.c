@@ -25,11 +25,15 @@ static bool vpush(lit_vec *v, Z3_ast a)
     return true;
 }
 
-/* An order over some relevant transactions: idx[r] is relevant txn r's
- * index in it (IP_NONE when absent).  Total: before(a, b) iff idx[a] <
- * idx[b].  Partial: bit idx[b] of row idx[a] of `bits`. */
+/* An order over relevant transactions: idx[r] is relevant txn r's index
+ * in it (IP_NONE when absent).  The first n indices are the transactions
+ * the caller named; the ones from n on are the encoder's fill order (see
+ * ip_encoder_set_fill), which come after all of them, totally ordered.
+ * Among the named ones: total order - idx order; partial - bit idx[b] of
+ * row idx[a] of `bits`. */
 typedef struct order_view {
     uint32_t *idx;            /* n_rel entries */
+    uint32_t n;               /* named transactions */
     const uint64_t *bits;     /* NULL for a total order */
     uint32_t words;
 } order_view;
@@ -42,7 +46,7 @@ static bool before(const ip_encoder *e, const order_view *o, uint32_t a,
     if (ra == 0 || rb == 0)
         return ra == 0 && rb != 0;
     uint32_t i = o->idx[ra], j = o->idx[rb];
-    if (!o->bits)
+    if (!o->bits || i >= o->n || j >= o->n)
         return i < j;
     return (o->bits[(size_t)i * o->words + j / 64] >> (j % 64)) & 1u;
 }
@@ -76,6 +80,18 @@ static bool violations(ip_encoder *e, const order_view *o, lit_vec *v)
         if (bad && !vpush(v, enc_txn_present(e, x)))
             return false;
     }
+    /* wr against the order: one txn-level literal per pair, not one per
+     * key, which keeps the clause small */
+    for (uint32_t i2 = 1; i2 < e->n_rel; i2++)
+        for (uint32_t i3 = 1; i3 < e->n_rel; i3++) {
+            uint32_t t2 = e->relv[i2], t3 = e->relv[i3];
+            Z3_ast wr = e->wr_hist[i2 * e->n_rel + i3];
+            if (i2 == i3 || lit_is_false(e, wr) || !present(o, e, t2) ||
+                !present(o, e, t3) || before(e, o, t2, t3))
+                continue;
+            if (!vpush(v, wr))
+                return false;
+        }
     for (uint32_t gi = 0; gi < e->n_groups; gi++) {
         const enc_group *g = &e->groups[gi];
         uint32_t t3 = g->txn;
@@ -84,13 +100,9 @@ static bool violations(ip_encoder *e, const order_view *o, lit_vec *v)
         for (uint32_t i = 0; i < g->cand_count; i++) {
             uint32_t t2 = e->gcand[g->cand_first + i];
             Z3_ast wr = e->gwr_hist[g->wr_first + i];
-            if (!present(o, e, t2) || lit_is_false(e, wr))
-                continue;
-            if (!before(e, o, t2, t3)) {
-                if (!vpush(v, wr))
-                    return false;
-                continue;
-            }
+            if (!present(o, e, t2) || lit_is_false(e, wr) ||
+                !before(e, o, t2, t3))
+                continue;       /* absent, or a wr violation above */
             for (uint32_t q = t->key_writer_first[g->key];
                  q < t->key_writer_first[g->key + 1]; q++) {
                 uint32_t t1 = t->key_writer[q];
@@ -121,7 +133,8 @@ static bool refute(ip_encoder *e, const order_view *o, const char *what,
     return ok;
 }
 
-/* idx for the n txns of `txn` (observed ids); false on a bad list. */
+/* idx for the n txns of `txn` (observed ids), then the fill order for
+ * the rest; false on a bad list. */
 static bool index_txns(ip_encoder *e, const uint32_t *txn, uint32_t n,
                        uint32_t *idx, ip_error *err)
 {
@@ -139,6 +152,11 @@ static bool index_txns(ip_encoder *e, const uint32_t *txn, uint32_t n,
                            ip_txn_name(e->tr, txn[i]));
         idx[r] = i;
     }
+    for (uint32_t i = 0; i < e->n_fill; i++) {
+        uint32_t r = e->fill[i];
+        if (idx[r] == IP_NONE)
+            idx[r] = n + i;
+    }
     return true;
 }
 
@@ -147,7 +165,7 @@ bool ip_encoder_refute_order(ip_encoder *enc, const uint32_t *order,
 {
     if (!enc || (!order && n))
         return ip_fail(err, "encode: refute_order: no encoder or order");
-    order_view o = { malloc(sizeof *o.idx * (enc->n_rel + 1)), NULL, 0 };
+    order_view o = { malloc(sizeof *o.idx * (enc->n_rel + 1)), n, NULL, 0 };
     bool ok = o.idx ? index_txns(enc, order, n, o.idx, err)
                     : ip_fail(err, "encode: out of memory");
     ok = ok && refute(enc, &o, "refuting a serial order", err);
@@ -161,12 +179,46 @@ bool ip_encoder_refute_closed(ip_encoder *enc, const uint32_t *txn,
 {
     if (!enc || (!txn && n) || (!bits && n) || words < (n + 63) / 64)
         return ip_fail(err, "encode: refute_closed: bad arguments");
-    order_view o = { malloc(sizeof *o.idx * (enc->n_rel + 1)), bits, words };
+    order_view o = { malloc(sizeof *o.idx * (enc->n_rel + 1)), n, bits,
+                      words };
     bool ok = o.idx ? index_txns(enc, txn, n, o.idx, err)
                     : ip_fail(err, "encode: out of memory");
     ok = ok && refute(enc, &o, "refuting a closed partial order", err);
     free(o.idx);
     return ok;
+}
+
+bool ip_encoder_set_fill(ip_encoder *enc, const uint32_t *order, uint32_t n,
+                         ip_error *err)
+{
+    if (!enc || (!order && n))
+        return ip_fail(err, "encode: set_fill: no encoder or order");
+    uint32_t *fill = malloc(sizeof *fill * (enc->n_rel + 1));
+    uint8_t *seen = calloc(enc->n_rel + 1, 1);
+    if (!fill || !seen) {
+        free(fill);
+        free(seen);
+        return ip_fail(err, "encode: out of memory");
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = order[i] < enc->tr->n_txns ? enc->rel[order[i]] : IP_NONE;
+        if (order[i] >= enc->tr->n_txns) {
+            free(fill);
+            free(seen);
+            return ip_fail(err, "encode: set_fill: txn id %u out of range",
+                           order[i]);
+        }
+        if (r == IP_NONE || r == 0 || seen[r])
+            continue;
+        seen[r] = 1;
+        fill[k++] = r;
+    }
+    free(seen);
+    free(enc->fill);
+    enc->fill = fill;
+    enc->n_fill = k;
+    return true;
 }
 
 bool ip_encoder_block(ip_encoder *enc, const ip_assignment *a, ip_error *err)

@@ -237,6 +237,59 @@ static void test_block(void)
     CU_ASSERT(!zero);
 }
 
+/* Models of the base formula (exact: no unserializability part), counted
+ * until unsat; *unchanged gets how many change no read. */
+static uint32_t count_models(ip_encoder *e, const ip_trace *t,
+                             uint32_t *unchanged)
+{
+    ip_error err = {{0}};
+    ip_assignment a = { 0 };
+    uint32_t n = 0;
+    *unchanged = 0;
+    while (n < 64 && ip_encoder_solve(e, 0, &a, &err) == IP_SOLVE_SAT) {
+        *unchanged += ec_changed(t, &a) == 0;
+        n++;
+        CU_ASSERT(ip_encoder_block(e, &a, &err));
+        ip_assignment_free(&a);
+    }
+    return n;
+}
+
+/* The fill order completes refuted orders.  Refuting the empty order
+ * claims nothing about transactions that are present; completed by the
+ * observed serial order it is that order, which every history without a
+ * changed read admits: afterwards some read must change. */
+static void test_fill(void)
+{
+    ip_trace *t = build(DEPOSIT, 4);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    uint32_t n_order;
+    uint32_t *order = ec_serial_order(t, t, &n_order);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(order);
+    ip_error err = {{0}};
+    ip_encode_opts o = { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_EXACT };
+    for (int fill = 0; fill < 2; fill++) {
+        ip_encoder *e = ip_encoder_new(t, &o, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        if (fill)
+            CU_ASSERT(ip_encoder_set_fill(e, order, n_order, &err));
+        CU_ASSERT(ip_encoder_refute_order(e, NULL, 0, &err));
+        uint32_t unchanged, n = count_models(e, t, &unchanged);
+        CU_ASSERT(n >= 1);
+        /* without fill the empty history alone is refuted */
+        CU_ASSERT_EQUAL(unchanged, fill ? 0 : 1);
+        ip_encoder_free(e);
+    }
+    ip_encoder *e = ip_encoder_new(t, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    uint32_t bad[2] = { 1, 77 };
+    CU_ASSERT(!ip_encoder_set_fill(e, bad, 2, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "out of range"));
+    ip_encoder_free(e);
+    free(order);
+    ip_trace_free(t);
+}
+
 /* Eight chained deposits in eight sessions: each read has eight
  * candidate writers (exercises the sequential at-most-one). */
 static void test_many_writers(void)
@@ -371,6 +424,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "deposit", test_deposit);
     CU_add_test(s, "voter", test_voter);
     CU_add_test(s, "block", test_block);
+    CU_add_test(s, "fill", test_fill);
     CU_add_test(s, "many_writers", test_many_writers);
     CU_add_test(s, "bad_options", test_bad_options);
     if (getenv("ENC_BIG"))   /* performance probe, see report */
