@@ -185,6 +185,42 @@ static void test_pco_refutation(void)
     ip_trace_free(obs);
 }
 
+/* An observed trace that is itself unserializable is a prediction with no
+ * changed read: the search may only require a change when the observed
+ * trace is serializable. */
+static void test_unserializable_observed(void)
+{
+    ip_trace *obs = load_trace(IP_CORPUS "/isopredict-microbenchmark",
+                               "simple_causal_2s3t.txt");
+    CU_ASSERT_FATAL(obs != NULL);
+    ip_verdict v;
+    ip_error err = {{0}};
+    ip_check_opts co = {.timeout_ms = 0, .max_cycles = 1};
+    CU_ASSERT_EQUAL(ip_check(obs, IP_LVL_SER, &co, &v, &err),
+                    IP_CHECK_VIOLATION);
+    ip_verdict_free(&v);
+    for (int enc = 0; enc < 2; enc++) {
+        ip_predict_opts o;
+        ip_predict_opts_default(&o);
+        o.model = CC;
+        o.boundary = S;
+        o.encoding = enc ? IP_ENC_EXACT : IP_ENC_APPROX;
+        o.max_predictions = 50;
+        ip_prediction *p = NULL;
+        uint32_t n = 0, unchanged = 0;
+        ip_predict_stats st;
+        CU_ASSERT_EQUAL(ip_predict_run(obs, &o, &p, &n, &st, &err),
+                        IP_PREDICT_FOUND);
+        for (uint32_t i = 0; i < n; i++) {
+            unchanged += p[i].n_changed == 0;
+            recheck_prediction(obs, &p[i], &o);
+        }
+        CU_ASSERT_EQUAL(unchanged, 1);
+        ip_predictions_free(p, n);
+    }
+    ip_trace_free(obs);
+}
+
 void add_oracle_suite(void)
 {
     CU_pSuite s = CU_add_suite("oracle", NULL, NULL);
@@ -205,4 +241,6 @@ void add_enumerate_suite(void)
     CU_pSuite s = CU_add_suite("enumerate", NULL, NULL);
     CU_add_test(s, "distinct predictions", test_enumerate);
     CU_add_test(s, "pco refutation", test_pco_refutation);
+    CU_add_test(s, "unserializable observed trace",
+                test_unserializable_observed);
 }
