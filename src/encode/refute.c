@@ -120,19 +120,6 @@ static bool violations(ip_encoder *e, const order_view *o, lit_vec *v)
     return true;
 }
 
-static bool refute(ip_encoder *e, const order_view *o, const char *what,
-                   ip_error *err)
-{
-    lit_vec v = { 0 };
-    bool ok = violations(e, o, &v) || ip_fail(err, "encode: out of memory");
-    if (ok) {
-        enc_clause(e, v.a, v.n);
-        ok = enc_z3_ok(e, err, what);
-    }
-    free(v.a);
-    return ok;
-}
-
 /* idx for the n txns of `txn` (observed ids), then the fill order for
  * the rest; false on a bad list. */
 static bool index_txns(ip_encoder *e, const uint32_t *txn, uint32_t n,
@@ -160,17 +147,33 @@ static bool index_txns(ip_encoder *e, const uint32_t *txn, uint32_t n,
     return true;
 }
 
+/* Assert the clause "the order over txn[0..n) (total when bits is NULL),
+ * completed by the fill order, is violated". */
+static bool refute(ip_encoder *e, const uint32_t *txn, uint32_t n,
+                   const uint64_t *bits, uint32_t words, const char *what,
+                   ip_error *err)
+{
+    order_view o = { malloc(sizeof *o.idx * (e->n_rel + 1)), n, bits, words };
+    lit_vec v = { 0 };
+    bool ok = o.idx ? index_txns(e, txn, n, o.idx, err)
+                    : ip_fail(err, "encode: out of memory");
+    if (ok && !violations(e, &o, &v))
+        ok = ip_fail(err, "encode: out of memory");
+    if (ok) {
+        enc_clause(e, v.a, v.n);
+        ok = enc_z3_ok(e, err, what);
+    }
+    free(v.a);
+    free(o.idx);
+    return ok;
+}
+
 bool ip_encoder_refute_order(ip_encoder *enc, const uint32_t *order,
                              uint32_t n, ip_error *err)
 {
     if (!enc || (!order && n))
         return ip_fail(err, "encode: refute_order: no encoder or order");
-    order_view o = { malloc(sizeof *o.idx * (enc->n_rel + 1)), n, NULL, 0 };
-    bool ok = o.idx ? index_txns(enc, order, n, o.idx, err)
-                    : ip_fail(err, "encode: out of memory");
-    ok = ok && refute(enc, &o, "refuting a serial order", err);
-    free(o.idx);
-    return ok;
+    return refute(enc, order, n, NULL, 0, "refuting a serial order", err);
 }
 
 bool ip_encoder_refute_closed(ip_encoder *enc, const uint32_t *txn,
@@ -179,13 +182,8 @@ bool ip_encoder_refute_closed(ip_encoder *enc, const uint32_t *txn,
 {
     if (!enc || (!txn && n) || (!bits && n) || words < (n + 63) / 64)
         return ip_fail(err, "encode: refute_closed: bad arguments");
-    order_view o = { malloc(sizeof *o.idx * (enc->n_rel + 1)), n, bits,
-                      words };
-    bool ok = o.idx ? index_txns(enc, txn, n, o.idx, err)
-                    : ip_fail(err, "encode: out of memory");
-    ok = ok && refute(enc, &o, "refuting a closed partial order", err);
-    free(o.idx);
-    return ok;
+    return refute(enc, txn, n, bits, words,
+                  "refuting a closed partial order", err);
 }
 
 bool ip_encoder_set_fill(ip_encoder *enc, const uint32_t *order, uint32_t n,
@@ -202,13 +200,13 @@ bool ip_encoder_set_fill(ip_encoder *enc, const uint32_t *order, uint32_t n,
     }
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t r = order[i] < enc->tr->n_txns ? enc->rel[order[i]] : IP_NONE;
         if (order[i] >= enc->tr->n_txns) {
             free(fill);
             free(seen);
             return ip_fail(err, "encode: set_fill: txn id %u out of range",
                            order[i]);
         }
+        uint32_t r = enc->rel[order[i]];
         if (r == IP_NONE || r == 0 || seen[r])
             continue;
         seen[r] = 1;
