@@ -60,6 +60,10 @@ struct ip_encoder {
                                  strictly before it; relaxed: per txn,
                                  read-holding txns of the session before */
 
+    /* strict only: nw[s * n_rel + rel[w]], session s's boundary read
+     * reads from w (NULL where no free read of s may) */
+    Z3_ast *nw;
+
     /* relaxed only */
     Z3_ast *tainted;          /* per relevant index: happens after a
                                  boundary transaction */

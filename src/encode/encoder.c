@@ -32,7 +32,8 @@ void ip_encoder_free(ip_encoder *e)
     }
     void *arrays[] = {
         e->rel, e->relv, e->cand_first, e->cand_txn, e->cx, e->obs_cand,
-        e->unit_first, e->unit_id, e->g, e->units_before, e->tainted, e->inc,
+        e->unit_first, e->unit_id, e->g, e->units_before, e->nw, e->tainted,
+        e->inc,
         e->groups, e->gev, e->gcand, e->gwr_hist, e->gwr_bound, e->wr_hist,
         e->wr_bound, e->co, e->hb, e->pco, e->rank, e->fill,
     };

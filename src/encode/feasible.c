@@ -4,6 +4,7 @@
 #include "enc_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static bool strict(const ip_encoder *e)
 {
@@ -79,17 +80,10 @@ static void make_boundaries(ip_encoder *e)
         }
 }
 
-/* Exactly one of x: pairwise at-most-one for few candidates, else a
- * sequential counter (pure clauses: the solver has no PB theory here). */
-static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
+/* At most one of x: pairwise for few, else a sequential counter (pure
+ * clauses: the solver has no PB theory here).  `v` names the counter. */
+static void at_most_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
 {
-    Z3_ast *copy = malloc(sizeof *copy * n);
-    if (!copy)
-        return;
-    for (uint32_t i = 0; i < n; i++)
-        copy[i] = x[i];
-    enc_clause(e, copy, n);
-    free(copy);
     if (n <= 6) {
         for (uint32_t i = 0; i < n; i++)
             for (uint32_t j = i + 1; j < n; j++) {
@@ -114,7 +108,92 @@ static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
     }
 }
 
-/* Choice Booleans of read v and the boundary rules about them. */
+static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
+{
+    Z3_ast *copy = malloc(sizeof *copy * n);
+    if (!copy)
+        return;
+    memcpy(copy, x, sizeof *copy * n);
+    enc_clause(e, copy, n);
+    free(copy);
+    at_most_one(e, x, n, v);
+}
+
+/* strict: "session s's boundary read reads from w" (w a relevant txn). */
+static Z3_ast new_writer(const ip_encoder *e, uint32_t s, uint32_t w)
+{
+    return e->nw[(size_t)s * e->n_rel + e->rel[w]];
+}
+
+/* strict: one new-writer Boolean per session and writer some free read
+ * of the session may read from, at most one true per session.  A strict
+ * history changes at most the boundary read, so choosing its writer once
+ * per session replaces a choice per read. */
+static bool make_new_writers(ip_encoder *e, ip_error *err)
+{
+    const ip_trace *t = e->tr;
+    size_t n = (size_t)t->n_sessions * e->n_rel;
+    Z3_ast *row = malloc(sizeof *row * (e->n_rel + 1));
+    e->nw = calloc(n + 1, sizeof *e->nw);
+    if (!row || !e->nw) {
+        free(row);
+        return ip_fail(err, "encode: out of memory");
+    }
+    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
+        const enc_group *g = &e->groups[gi];
+        uint32_t s = t->txns[g->txn].session;
+        for (uint32_t i = 0; g->cand_count > 1 && i < g->cand_count; i++) {
+            uint32_t w = e->gcand[g->cand_first + i];
+            Z3_ast *x = &e->nw[(size_t)s * e->n_rel + e->rel[w]];
+            if (!*x)
+                *x = lit_var(e, "nw", s, w);
+        }
+    }
+    for (uint32_t s = 0; s < t->n_sessions; s++) {
+        uint32_t k = 0;
+        for (uint32_t r = 0; r < e->n_rel; r++)
+            if (e->nw[(size_t)s * e->n_rel + r])
+                row[k++] = e->nw[(size_t)s * e->n_rel + r];
+        at_most_one(e, row, k, t->n_events + s);
+    }
+    free(row);
+    return true;
+}
+
+/* strict: read v's candidates as terms over the boundary and the new
+ * writer, and "a read before the boundary reads a kept write". */
+static void encode_read_strict(ip_encoder *e, uint32_t v)
+{
+    const ip_trace *t = e->tr;
+    const ip_event *ev = &t->events[v];
+    uint32_t first = e->cand_first[v], n = e->cand_first[v + 1] - first;
+    uint32_t s = t->txns[ev->txn].session;
+    int64_t j = e->units_before[v];
+    Z3_ast kept = enc_g(e, s, j - 1), before = enc_g(e, s, j);
+    if (n == 1) {
+        e->cx[first] = e->t;
+    } else {
+        e->st.free_reads++;
+        e->st.candidates += n;
+        Z3_ast at = lit_and2(e, kept, lit_not(e, before));
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t w = e->cand_txn[first + i];
+            Z3_ast x = new_writer(e, s, w);
+            e->cx[first + i] = w == ev->writer
+                                   ? lit_or2(e, lit_not(e, at), x)
+                                   : lit_and2(e, at, x);
+        }
+        /* the boundary read's own writer: see make_group_lits */
+        kept = before;
+    }
+    if (ev->writer != IP_INIT_TXN) {
+        Z3_ast c[2] = { lit_not(e, kept),
+                        enc_write_exists(e, ev->writer, ev->key) };
+        enc_clause(e, c, 2);
+    }
+}
+
+/* relaxed: choice Booleans of read v and the boundary rules about them. */
 static void encode_read(ip_encoder *e, uint32_t v)
 {
     const ip_trace *t = e->tr;
@@ -130,7 +209,7 @@ static void encode_read(ip_encoder *e, uint32_t v)
         exactly_one(e, &e->cx[first], n, v);
     }
     uint32_t s = t->txns[ev->txn].session;
-    int64_t j = strict(e) ? e->units_before[v] : e->units_before[ev->txn];
+    int64_t j = e->units_before[ev->txn];
     Z3_ast kept = enc_g(e, s, j - 1), before = enc_g(e, s, j);
     Z3_ast obs = e->cx[e->obs_cand[v]];
     /* before the boundary: the observed writer; beyond it: fixed too, so
@@ -143,12 +222,9 @@ static void encode_read(ip_encoder *e, uint32_t v)
         uint32_t w = e->cand_txn[first + i];
         if (w == IP_INIT_TXN)
             continue;
-        /* a kept read reads a write that the predicted history keeps:
-         * strict wrpos_k(w) < boundary(s_w); relaxed w in boundary */
-        Z3_ast exists = strict(e) ? enc_write_exists(e, w, ev->key)
-                                  : in_bound(e, w);
+        /* a kept read reads a write inside the boundary */
         Z3_ast c[3] = { lit_not(e, e->cx[first + i]), lit_not(e, kept),
-                        exists };
+                        in_bound(e, w) };
         enc_clause(e, c, 3);
     }
 }
@@ -186,46 +262,106 @@ static bool make_inclusion(ip_encoder *e, ip_error *err)
     return true;
 }
 
-/* Group literals: wr_k(w, reader) inside the history / the boundary. */
-static void make_group_lits(ip_encoder *e)
+/* strict: wr_k(w, reader) of a group.  Its reads before the boundary
+ * keep their observed writers, so "some read of the group reads w" is
+ * "the first one observed reading w is before the boundary, or the
+ * boundary read is in the group and reads w". */
+static void strict_group_lits(ip_encoder *e, const enc_group *g, uint32_t gi,
+                              Z3_ast *buf)
 {
-    Z3_ast terms[256];
-    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
-        const enc_group *g = &e->groups[gi];
-        for (uint32_t i = 0; i < g->cand_count; i++) {
-            Z3_ast *buf = terms, *heap = NULL;
-            if (g->ev_count > 256)
-                buf = heap = malloc(sizeof *heap * g->ev_count);
-            if (!buf)
-                return;
-            for (uint32_t k = 0; k < g->ev_count; k++) {
-                uint32_t v = e->gev[g->ev_first + k];
-                Z3_ast x = e->cx[e->cand_first[v] + i];
-                buf[k] = strict(e) ? lit_and2(e, x, enc_read_kept(e, v)) : x;
-            }
-            Z3_ast any = lit_or_def(e, buf, g->ev_count, "wrk", gi, i);
-            free(heap);
-            if (strict(e)) {
-                e->gwr_hist[g->wr_first + i] = any;
-                e->gwr_bound[g->wr_first + i] = any;
-            } else {
-                e->gwr_hist[g->wr_first + i] =
-                    lit_and2(e, any, e->inc[g->txn]);
-                e->gwr_bound[g->wr_first + i] =
-                    lit_and2(e, any, in_bound(e, g->txn));
+    const ip_trace *t = e->tr;
+    uint32_t s = t->txns[g->txn].session;
+    if (g->cand_count == 1) {   /* kept reads read the only writer */
+        uint32_t v = e->gev[g->ev_first];
+        e->gwr_hist[g->wr_first] = enc_g(e, s, (int64_t)e->units_before[v] - 1);
+        e->gwr_bound[g->wr_first] = e->gwr_hist[g->wr_first];
+        return;
+    }
+    for (uint32_t k = 0; k < g->ev_count; k++) {
+        uint32_t v = e->gev[g->ev_first + k];
+        int64_t j = e->units_before[v];
+        buf[k] = lit_and2(e, enc_g(e, s, j - 1), lit_not(e, enc_g(e, s, j)));
+    }
+    Z3_ast in_group = lit_or_def(e, buf, g->ev_count, "bnd", gi, 0);
+    for (uint32_t i = 0; i < g->cand_count; i++) {
+        uint32_t w = e->gcand[g->cand_first + i];
+        Z3_ast x = new_writer(e, s, w);
+        buf[i] = x;
+        Z3_ast first_obs = e->f;
+        for (uint32_t k = 0; k < g->ev_count; k++) {
+            uint32_t v = e->gev[g->ev_first + k];
+            if (t->events[v].writer == w) {
+                first_obs = enc_g(e, s, e->units_before[v]);
+                break;
             }
         }
+        Z3_ast as_boundary = lit_and2(e, in_group, x);
+        e->gwr_hist[g->wr_first + i] = lit_or2(e, first_obs, as_boundary);
+        e->gwr_bound[g->wr_first + i] = e->gwr_hist[g->wr_first + i];
+        if (w != IP_INIT_TXN) {
+            Z3_ast c[3] = { lit_not(e, in_group), lit_not(e, x),
+                            enc_write_exists(e, w, g->key) };
+            enc_clause(e, c, 3);
+        }
     }
+    /* the boundary read reads from one of its candidates */
+    Z3_ast c0 = lit_not(e, in_group);
+    for (uint32_t i = g->cand_count; i > 0; i--)
+        buf[i] = buf[i - 1];
+    buf[0] = c0;
+    enc_clause(e, buf, g->cand_count + 1);
+}
+
+/* relaxed: wr_k(w, reader) inside the history / the boundary. */
+static void relaxed_group_lits(ip_encoder *e, const enc_group *g, uint32_t gi,
+                               Z3_ast *buf)
+{
+    for (uint32_t i = 0; i < g->cand_count; i++) {
+        for (uint32_t k = 0; k < g->ev_count; k++) {
+            uint32_t v = e->gev[g->ev_first + k];
+            buf[k] = e->cx[e->cand_first[v] + i];
+        }
+        Z3_ast any = lit_or_def(e, buf, g->ev_count, "wrk", gi, i);
+        e->gwr_hist[g->wr_first + i] = lit_and2(e, any, e->inc[g->txn]);
+        e->gwr_bound[g->wr_first + i] = lit_and2(e, any, in_bound(e, g->txn));
+    }
+}
+
+static bool make_group_lits(ip_encoder *e, ip_error *err)
+{
+    uint32_t max = 1;
+    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
+        const enc_group *g = &e->groups[gi];
+        if (g->ev_count > max)
+            max = g->ev_count;
+        if (g->cand_count + 1 > max)
+            max = g->cand_count + 1;
+    }
+    Z3_ast *buf = malloc(sizeof *buf * (max + 1));
+    if (!buf)
+        return ip_fail(err, "encode: out of memory");
+    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
+        if (strict(e))
+            strict_group_lits(e, &e->groups[gi], gi, buf);
+        else
+            relaxed_group_lits(e, &e->groups[gi], gi, buf);
+    }
+    free(buf);
+    return true;
 }
 
 bool enc_feasible(ip_encoder *e, ip_error *err)
 {
     make_boundaries(e);
-    if (!strict(e) && !make_inclusion(e, err))
+    if (strict(e) ? !make_new_writers(e, err) : !make_inclusion(e, err))
         return false;
     for (uint32_t v = 0; v < e->tr->n_events; v++)
-        if (e->tr->events[v].kind == IP_READ)
-            encode_read(e, v);
-    make_group_lits(e);
-    return enc_z3_ok(e, err, "encoding feasibility");
+        if (e->tr->events[v].kind == IP_READ) {
+            if (strict(e))
+                encode_read_strict(e, v);
+            else
+                encode_read(e, v);
+        }
+    return make_group_lits(e, err) &&
+           enc_z3_ok(e, err, "encoding feasibility");
 }
