@@ -47,6 +47,11 @@ static bool open_solver(ip_encoder *e, ip_error *err)
     Z3_config cfg = Z3_mk_config();
     if (!cfg)
         return ip_fail(err, "encode: cannot create a Z3 configuration");
+    /* Compacting a model (on by default) costs more than a solve once the
+     * formula has tens of thousands of constants, and we only evaluate a
+     * few literals of each model.  Z3 reads this one from its global
+     * parameters only; every encoder sets the same value. */
+    Z3_global_param_set("model.compact", "false");
     e->z = Z3_mk_context(cfg);
     Z3_del_config(cfg);
     if (!e->z)
@@ -127,6 +132,40 @@ static bool model_true(ip_encoder *e, Z3_model m, Z3_ast a)
     return Z3_get_bool_value(e->z, out) == Z3_L_TRUE;
 }
 
+/* The first unit of session s that the boundary is not after (g is
+ * monotone: true up to the boundary unit, false from it on), or the
+ * session's unit count for the session end. */
+static uint32_t boundary_unit(ip_encoder *e, Z3_model m, uint32_t s)
+{
+    uint32_t lo = e->unit_first[s], hi = e->unit_first[s + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (model_true(e, m, e->g[mid]))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The writer that kept read v reads: strict reads other than the
+ * boundary read keep the observed one, so only that read needs the
+ * model. */
+static uint32_t model_writer(ip_encoder *e, Z3_model m, uint32_t v,
+                             bool is_boundary)
+{
+    const ip_trace *t = e->tr;
+    bool strict = e->opts.boundary == IP_BOUNDARY_STRICT;
+    uint32_t first = e->cand_first[v], n = e->cand_first[v + 1] - first;
+    if (n == 1 || (strict && !is_boundary))
+        return t->events[v].writer;
+    uint32_t w = IP_NONE;
+    for (uint32_t c = first; c < first + n; c++)
+        if (model_true(e, m, e->cx[c]))
+            w = e->cand_txn[c];
+    return w;
+}
+
 static bool read_model(ip_encoder *e, Z3_model m, ip_assignment *out,
                        ip_error *err)
 {
@@ -137,20 +176,22 @@ static bool read_model(ip_encoder *e, Z3_model m, ip_assignment *out,
         ip_assignment_free(out);
         return ip_fail(err, "encode: out of memory");
     }
+    bool strict = e->opts.boundary == IP_BOUNDARY_STRICT;
     for (uint32_t s = 0; s < t->n_sessions; s++) {
-        uint32_t u = e->unit_first[s];
-        while (u < e->unit_first[s + 1] && model_true(e, m, e->g[u]))
-            u++;
+        uint32_t u = boundary_unit(e, m, s);
         out->boundary[s] = u < e->unit_first[s + 1] ? e->unit_id[u] : IP_NONE;
     }
     for (uint32_t v = 0; v < t->n_events; v++) {
         out->writer[v] = IP_NONE;
-        if (t->events[v].kind != IP_READ ||
-            !model_true(e, m, enc_read_kept(e, v)))
+        if (t->events[v].kind != IP_READ)
             continue;
-        for (uint32_t c = e->cand_first[v]; c < e->cand_first[v + 1]; c++)
-            if (model_true(e, m, e->cx[c]))
-                out->writer[v] = e->cand_txn[c];
+        uint32_t s = t->txns[t->events[v].txn].session;
+        uint32_t b = out->boundary[s];
+        bool kept = strict ? b == IP_NONE ||
+                                 e->units_before[v] <= e->units_before[b]
+                           : model_true(e, m, enc_read_kept(e, v));
+        if (kept)
+            out->writer[v] = model_writer(e, m, v, v == b);
     }
     return enc_z3_ok(e, err, "reading the model");
 }
@@ -168,11 +209,18 @@ ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
     Z3_params_inc_ref(enc->z, p);
     Z3_params_set_uint(enc->z, p, Z3_mk_string_symbol(enc->z, "timeout"),
                        timeout_ms ? timeout_ms : UINT32_MAX);
-    /* relevancy tracking costs more than it saves on these clause sets
-     * (about half of each incremental solve) */
-    if (enc->opts.encoding != IP_ENC_APPROX_RANK)
+    /* Relevancy tracking costs more than it saves on these clause sets
+     * (about half of each incremental solve).  Deciding every Boolean
+     * false first (phase_selection 0) instead of reusing the last model's
+     * phases makes each solve after a refutation about a third faster on
+     * the paper-sized TPC-C shape (bench/predict/RESULTS.md): the last
+     * model is exactly what was just refuted. */
+    if (enc->opts.encoding != IP_ENC_APPROX_RANK) {
         Z3_params_set_uint(enc->z, p, Z3_mk_string_symbol(enc->z, "relevancy"),
                            0);
+        Z3_params_set_uint(enc->z, p,
+                           Z3_mk_string_symbol(enc->z, "phase_selection"), 0);
+    }
     Z3_solver_set_params(enc->z, enc->s, p);
     Z3_params_dec_ref(enc->z, p);
     double t0 = enc_now();

@@ -51,6 +51,23 @@ Z3_ast lit_and(ip_encoder *e, Z3_ast *a, uint32_t n)
     return Z3_mk_and(e->z, k, keep);
 }
 
+Z3_ast lit_or(ip_encoder *e, Z3_ast *a, uint32_t n)
+{
+    Z3_ast keep[8];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (lit_is_true(e, a[i]))
+            return e->t;
+        if (!lit_is_false(e, a[i]))
+            keep[k++] = a[i];
+    }
+    if (k == 0)
+        return e->f;
+    if (k == 1)
+        return keep[0];
+    return Z3_mk_or(e->z, k, keep);
+}
+
 Z3_ast lit_var(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j)
 {
     char name[48];

@@ -56,6 +56,49 @@ static bool present(const order_view *o, const ip_encoder *e, uint32_t x)
     return e->rel[x] == 0 || o->idx[e->rel[x]] != IP_NONE;
 }
 
+/* The ww/rw terms of one (group, candidate t2) pair: "t3 reads k from
+ * t2 and a write of k that the order puts between them exists".  Of the
+ * writers of one session only the earliest in session order matters: a
+ * later one's write exists only if the earlier one's does (boundaries
+ * cut sessions from the end).  So one term, wr AND (one literal per
+ * session), replaces a term per writer: clauses shrink and the solver
+ * internalizes fewer new terms. */
+static bool vpush_between(ip_encoder *e, const order_view *o,
+                          const enc_group *g, uint32_t t2, Z3_ast wr,
+                          lit_vec *v)
+{
+    const ip_trace *t = e->tr;
+    uint32_t t3 = g->txn, n = 0;
+    Z3_ast ex[8];             /* write of k by first[i] exists */
+    uint32_t first[8], sess[8]; /* earliest such writer of session sess[i] */
+    for (uint32_t q = t->key_writer_first[g->key];
+         q < t->key_writer_first[g->key + 1]; q++) {
+        uint32_t t1 = t->key_writer[q];
+        if (t1 == IP_INIT_TXN || t1 == t2 || t1 == t3 || !present(o, e, t1))
+            continue;
+        bool ww = before(e, o, t1, t3) && !before(e, o, t1, t2);
+        bool rw = before(e, o, t2, t1) && !before(e, o, t3, t1);
+        if (!ww && !rw)
+            continue;
+        uint32_t s1 = t->txns[t1].session, i = 0;
+        while (i < n && sess[i] != s1)
+            i++;
+        if (i < n && first[i] < t1)
+            continue;         /* an earlier write of the session is there */
+        if (i == n && n == 8) {
+            if (!vpush(v, lit_and2(e, wr, lit_or(e, ex, n))))
+                return false;
+            n = i = 0;
+        }
+        if (i == n)
+            n++;
+        sess[i] = s1;
+        first[i] = t1;
+        ex[i] = enc_write_exists(e, t1, g->key);
+    }
+    return n == 0 || vpush(v, lit_and2(e, wr, lit_or(e, ex, n)));
+}
+
 /* Terms saying the order is not closed for the predicted history: a txn
  * it does not cover is present, a so or wr edge goes against it, or for
  * t3 reading k from t2 and another kept write t1 of k, the order has
@@ -103,18 +146,8 @@ static bool violations(ip_encoder *e, const order_view *o, lit_vec *v)
             if (!present(o, e, t2) || lit_is_false(e, wr) ||
                 !before(e, o, t2, t3))
                 continue;       /* absent, or a wr violation above */
-            for (uint32_t q = t->key_writer_first[g->key];
-                 q < t->key_writer_first[g->key + 1]; q++) {
-                uint32_t t1 = t->key_writer[q];
-                if (t1 == IP_INIT_TXN || t1 == t2 || t1 == t3 ||
-                    !present(o, e, t1))
-                    continue;
-                bool ww = before(e, o, t1, t3) && !before(e, o, t1, t2);
-                bool rw = before(e, o, t2, t1) && !before(e, o, t3, t1);
-                if ((ww || rw) &&
-                    !vpush(v, lit_and2(e, wr, enc_write_exists(e, t1, g->key))))
-                    return false;
-            }
+            if (!vpush_between(e, o, g, t2, wr, v))
+                return false;
         }
     }
     return true;
