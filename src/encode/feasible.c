@@ -68,10 +68,41 @@ Z3_ast enc_changed(ip_encoder *e, uint32_t v)
     return lit_and2(e, enc_read_kept(e, v), lit_not(e, e->cx[e->obs_cand[v]]));
 }
 
+static bool key_shared(const ip_trace *t, uint32_t k)
+{
+    return t->key_writer_first[k + 1] - t->key_writer_first[k] >= 2;
+}
+
+/* strict: can the boundary be at read unit u (not a session's first)?
+ * Only where it keeps something the unit before does not: a read of a
+ * key some transaction writes, or a write.  A boundary at any other read
+ * keeps, beyond the previous unit's history, only reads of keys nobody
+ * writes - and perhaps the presence of a transaction holding just such
+ * reads, which takes part in no conflict and ends its session - so it
+ * predicts exactly what the previous unit predicts.  About half the reads
+ * of the TPC-C shape are such reads. */
+static bool unit_matters(const ip_encoder *e, uint32_t u)
+{
+    const ip_trace *t = e->tr;
+    uint32_t v = e->unit_id[u];
+    if (key_shared(t, t->events[v].key))
+        return true;
+    for (uint32_t x = e->unit_id[u - 1] + 1; x < v; x++)
+        if (t->events[x].kind != IP_READ)
+            return true;
+    return false;
+}
+
+/* g[u] <=> the boundary is after unit u: monotone, and equal to g[u-1]
+ * where a boundary at u would predict nothing new. */
 static void make_boundaries(ip_encoder *e)
 {
     for (uint32_t s = 0; s < e->tr->n_sessions; s++)
         for (uint32_t u = e->unit_first[s]; u < e->unit_first[s + 1]; u++) {
+            if (u > e->unit_first[s] && strict(e) && !unit_matters(e, u)) {
+                e->g[u] = e->g[u - 1];
+                continue;
+            }
             e->g[u] = lit_var(e, "after", s, u - e->unit_first[s]);
             if (u > e->unit_first[s]) {
                 Z3_ast c[2] = { lit_not(e, e->g[u]), e->g[u - 1] };
