@@ -11,5 +11,6 @@ void add_traces_suite(void);
 void add_enumerate_suite(void);
 void add_micro_causal_suite(void);
 void add_micro_rc_suite(void);
+void add_random_suite(void);
 
 #endif
