@@ -28,8 +28,15 @@
  *       finds it hard beyond a dozen transactions; kept as a reference.
  *
  * The formula is built over transactions that can take part in a conflict:
- * one Boolean per (writer, read event) candidate, none for pairs that can
- * never be related; reads with a single possible writer are constants.
+ * relaxed - one Boolean per (writer, read event) candidate, none for pairs
+ * that can never be related; reads with a single possible writer are
+ * constants.  strict - only the boundary read of a session can change, so
+ * its writer is chosen once per session (one Boolean per session and
+ * candidate writer) and every read's candidates are terms over that choice
+ * and the boundary; the boundary can only fall on a read that can change
+ * the prediction (a read of a key some transaction writes, a session's
+ * first read, or the first read after a write): a boundary at any other
+ * read predicts what the previous such read predicts.
  *
  * Semantics (SEMANTICS.md; choices where the paper is open):
  *   - strict: Appendix B literally.  The boundary read may keep its
