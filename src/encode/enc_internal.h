@@ -112,6 +112,13 @@ void enc_assert(ip_encoder *e, Z3_ast a);
 Z3_ast lit_or_def(ip_encoder *e, Z3_ast *terms, uint32_t n,
                   const char *prefix, uint32_t i, uint32_t j);
 
+/* A key that some transaction besides txn 0 writes: only reads of such
+ * keys can change writer or take part in a conflict. */
+static inline bool enc_key_shared(const ip_trace *t, uint32_t k)
+{
+    return t->key_writer_first[k + 1] - t->key_writer_first[k] >= 2;
+}
+
 /* ---- structure (index.c) ---- */
 bool enc_index(ip_encoder *e, ip_error *err);
 static inline uint32_t pair(const ip_encoder *e, uint32_t a, uint32_t b)
@@ -126,6 +133,8 @@ Z3_ast enc_read_kept(const ip_encoder *e, uint32_t ev);
 Z3_ast enc_write_exists(const ip_encoder *e, uint32_t txn, uint32_t key);
 Z3_ast enc_txn_present(const ip_encoder *e, uint32_t txn);
 Z3_ast enc_changed(ip_encoder *e, uint32_t ev);
+/* strict: read ev is its session's boundary read */
+Z3_ast enc_at_boundary(ip_encoder *e, uint32_t ev);
 
 /* ---- relations ---- */
 bool enc_wr_pairs(ip_encoder *e, ip_error *err);     /* wr.c */

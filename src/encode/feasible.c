@@ -60,17 +60,26 @@ Z3_ast enc_txn_present(const ip_encoder *e, uint32_t x)
     return enc_g(e, tx->session, (int64_t)e->units_before[tx->ev_first] - 1);
 }
 
+Z3_ast enc_at_boundary(ip_encoder *e, uint32_t v)
+{
+    uint32_t s = e->tr->txns[e->tr->events[v].txn].session;
+    int64_t j = e->units_before[v];
+    Z3_ast kept = enc_g(e, s, j - 1), before = enc_g(e, s, j);
+    return kept == before ? e->f : lit_and2(e, kept, lit_not(e, before));
+}
+
 Z3_ast enc_changed(ip_encoder *e, uint32_t v)
 {
+    const ip_trace *t = e->tr;
     uint32_t n = e->cand_first[v + 1] - e->cand_first[v];
     if (n < 2)
         return e->f;
-    return lit_and2(e, enc_read_kept(e, v), lit_not(e, e->cx[e->obs_cand[v]]));
-}
-
-static bool key_shared(const ip_trace *t, uint32_t k)
-{
-    return t->key_writer_first[k + 1] - t->key_writer_first[k] >= 2;
+    if (!strict(e))
+        return lit_and2(e, enc_read_kept(e, v),
+                        lit_not(e, e->cx[e->obs_cand[v]]));
+    uint32_t s = t->txns[t->events[v].txn].session;
+    Z3_ast keeps = e->nw[(size_t)s * e->n_rel + e->rel[t->events[v].writer]];
+    return lit_and2(e, enc_at_boundary(e, v), lit_not(e, keeps));
 }
 
 /* strict: can the boundary be at read unit u (not a session's first)?
@@ -85,7 +94,7 @@ static bool unit_matters(const ip_encoder *e, uint32_t u)
 {
     const ip_trace *t = e->tr;
     uint32_t v = e->unit_id[u];
-    if (key_shared(t, t->events[v].key))
+    if (enc_key_shared(t, t->events[v].key))
         return true;
     for (uint32_t x = e->unit_id[u - 1] + 1; x < v; x++)
         if (t->events[x].kind != IP_READ)
@@ -206,7 +215,7 @@ static void encode_read_strict(ip_encoder *e, uint32_t v)
     } else {
         e->st.free_reads++;
         e->st.candidates += n;
-        Z3_ast at = lit_and2(e, kept, lit_not(e, before));
+        Z3_ast at = enc_at_boundary(e, v);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t w = e->cand_txn[first + i];
             Z3_ast x = new_writer(e, s, w);
@@ -303,16 +312,12 @@ static void strict_group_lits(ip_encoder *e, const enc_group *g, uint32_t gi,
     const ip_trace *t = e->tr;
     uint32_t s = t->txns[g->txn].session;
     if (g->cand_count == 1) {   /* kept reads read the only writer */
-        uint32_t v = e->gev[g->ev_first];
-        e->gwr_hist[g->wr_first] = enc_g(e, s, (int64_t)e->units_before[v] - 1);
+        e->gwr_hist[g->wr_first] = enc_read_kept(e, e->gev[g->ev_first]);
         e->gwr_bound[g->wr_first] = e->gwr_hist[g->wr_first];
         return;
     }
-    for (uint32_t k = 0; k < g->ev_count; k++) {
-        uint32_t v = e->gev[g->ev_first + k];
-        int64_t j = e->units_before[v];
-        buf[k] = lit_and2(e, enc_g(e, s, j - 1), lit_not(e, enc_g(e, s, j)));
-    }
+    for (uint32_t k = 0; k < g->ev_count; k++)
+        buf[k] = enc_at_boundary(e, e->gev[g->ev_first + k]);
     Z3_ast in_group = lit_or_def(e, buf, g->ev_count, "bnd", gi, 0);
     for (uint32_t i = 0; i < g->cand_count; i++) {
         uint32_t w = e->gcand[g->cand_first + i];

@@ -5,11 +5,6 @@
 
 #include <stdlib.h>
 
-static bool key_shared(const ip_trace *t, uint32_t k)
-{
-    return t->key_writer_first[k + 1] - t->key_writer_first[k] >= 2;
-}
-
 /* Can `w` be the writer of a read of transaction `r`?  Not itself, not a
  * transaction that follows it in its own session. */
 static bool may_read_from(const ip_trace *t, uint32_t r, uint32_t w)
@@ -33,7 +28,7 @@ static bool index_relevant(ip_encoder *e, ip_error *err)
         const ip_txn *tx = &t->txns[x];
         bool r = x == IP_INIT_TXN;
         for (uint32_t i = 0; !r && i < tx->ev_count; i++)
-            r = key_shared(t, t->events[tx->ev_first + i].key);
+            r = enc_key_shared(t, t->events[tx->ev_first + i].key);
         e->rel[x] = r ? e->n_rel : IP_NONE;
         if (r)
             e->relv[e->n_rel++] = x;
@@ -170,7 +165,7 @@ static bool index_groups(ip_encoder *e, ip_error *err)
         uint32_t m = 0;
         for (uint32_t i = 0; i < tx->ev_count; i++) {
             const ip_event *ev = &t->events[tx->ev_first + i];
-            if (ev->kind == IP_READ && key_shared(t, ev->key))
+            if (ev->kind == IP_READ && enc_key_shared(t, ev->key))
                 scratch[m++] = ((uint64_t)ev->key << 32) | (tx->ev_first + i);
         }
         qsort(scratch, m, sizeof *scratch, cmp_key_ev);

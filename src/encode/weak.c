@@ -136,11 +136,6 @@ static void encode_ww_causal(ip_encoder *e)
     }
 }
 
-static bool key_shared(const ip_trace *t, uint32_t k)
-{
-    return t->key_writer_first[k + 1] - t->key_writer_first[k] >= 2;
-}
-
 /* ww_rc(t1,t2): in one txn, read beta (from t1) before read alpha of k
  * (from t2); both write k; t1's write kept.  "some earlier read reads
  * from t1" is a prefix-or per t1, so this is linear in the reads times
@@ -161,7 +156,7 @@ static bool encode_ww_rc(ip_encoder *e)
         for (uint32_t q = 0; q < tx->ev_count; q++) {
             uint32_t v = tx->ev_first + q;
             const ip_event *ev = &t->events[v];
-            if (ev->kind != IP_READ || !key_shared(t, ev->key))
+            if (ev->kind != IP_READ || !enc_key_shared(t, ev->key))
                 continue;
             uint32_t c0 = e->cand_first[v], nc = e->cand_first[v + 1] - c0;
             Z3_ast kept = enc_read_kept(e, v);
