@@ -24,48 +24,39 @@ Z3_ast lit_and2(ip_encoder *e, Z3_ast a, Z3_ast b)
 
 Z3_ast lit_or2(ip_encoder *e, Z3_ast a, Z3_ast b)
 {
-    if (lit_is_true(e, a) || lit_is_true(e, b))
-        return e->t;
-    if (lit_is_false(e, a))
-        return b ? b : e->f;
-    if (lit_is_false(e, b))
-        return a;
     Z3_ast v[2] = { a, b };
-    return Z3_mk_or(e->z, 2, v);
+    return lit_or(e, v, 2);
+}
+
+/* AND (is_and) or OR of up to 8 literals: the dominating constant wins,
+ * the neutral one is dropped. */
+static Z3_ast junction(ip_encoder *e, Z3_ast *a, uint32_t n, bool is_and)
+{
+    Z3_ast dominant = is_and ? e->f : e->t, neutral = is_and ? e->t : e->f;
+    Z3_ast keep[8];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        Z3_ast x = a[i] ? a[i] : e->f;
+        if (x == dominant)
+            return dominant;
+        if (x != neutral)
+            keep[k++] = x;
+    }
+    if (k == 0)
+        return neutral;
+    if (k == 1)
+        return keep[0];
+    return is_and ? Z3_mk_and(e->z, k, keep) : Z3_mk_or(e->z, k, keep);
 }
 
 Z3_ast lit_and(ip_encoder *e, Z3_ast *a, uint32_t n)
 {
-    Z3_ast keep[8];
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (lit_is_false(e, a[i]))
-            return e->f;
-        if (!lit_is_true(e, a[i]))
-            keep[k++] = a[i];
-    }
-    if (k == 0)
-        return e->t;
-    if (k == 1)
-        return keep[0];
-    return Z3_mk_and(e->z, k, keep);
+    return junction(e, a, n, true);
 }
 
 Z3_ast lit_or(ip_encoder *e, Z3_ast *a, uint32_t n)
 {
-    Z3_ast keep[8];
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (lit_is_true(e, a[i]))
-            return e->t;
-        if (!lit_is_false(e, a[i]))
-            keep[k++] = a[i];
-    }
-    if (k == 0)
-        return e->f;
-    if (k == 1)
-        return keep[0];
-    return Z3_mk_or(e->z, k, keep);
+    return junction(e, a, n, false);
 }
 
 Z3_ast lit_var(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j)
