@@ -212,7 +212,7 @@ ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
     /* Relevancy tracking costs more than it saves on these clause sets
      * (about half of each incremental solve).  Deciding every Boolean
      * false first (phase_selection 0) instead of reusing the last model's
-     * phases makes each solve after a refutation about a third faster on
+     * phases makes each solve after a refutation about a quarter faster on
      * the paper-sized TPC-C shape (bench/predict/RESULTS.md): the last
      * model is exactly what was just refuted. */
     if (enc->opts.encoding != IP_ENC_APPROX_RANK) {
