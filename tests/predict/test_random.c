@@ -40,11 +40,11 @@ static ip_trace *random_trace(const shape *sh, uint64_t seed)
     ip_builder *b = ip_builder_new("random", "init", IP_STRICT);
     uint32_t n_sess = 2 + next(&r, sh->sessions - 1), sid[MAX_SESS];
     uint32_t left[MAX_SESS], done[MAX_SESS] = { 0 }, total = 0;
-    char last[N_KEYS][16];
+    char last[N_KEYS][32];
     for (uint32_t k = 0; k < N_KEYS; k++)
         strcpy(last[k], "init");
     for (uint32_t s = 0; s < n_sess; s++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "s%u", s);
         sid[s] = ip_builder_session(b, name, &err);
         left[s] = 1 + next(&r, sh->txns);
@@ -55,7 +55,7 @@ static ip_trace *random_trace(const shape *sh, uint64_t seed)
         while (!left[s])
             s = (s + 1) % n_sess;
         left[s]--;
-        char me[16];
+        char me[32];
         snprintf(me, sizeof me, "s%u.%u", s, done[s]++);
         uint32_t t = ip_builder_txn(b, sid[s], me, IP_COMMITTED, 0, &err);
         bool wrote[N_KEYS] = { false };
