@@ -11,6 +11,12 @@ static bool strict(const ip_encoder *e)
     return e->opts.boundary == IP_BOUNDARY_STRICT;
 }
 
+/* strict: "session s's boundary read reads from w" (w a relevant txn). */
+static Z3_ast new_writer(const ip_encoder *e, uint32_t s, uint32_t w)
+{
+    return e->nw[(size_t)s * e->n_rel + e->rel[w]];
+}
+
 Z3_ast enc_g(const ip_encoder *e, uint32_t s, int64_t j)
 {
     uint32_t m = e->unit_first[s + 1] - e->unit_first[s];
@@ -77,8 +83,8 @@ Z3_ast enc_changed(ip_encoder *e, uint32_t v)
     if (!strict(e))
         return lit_and2(e, enc_read_kept(e, v),
                         lit_not(e, e->cx[e->obs_cand[v]]));
-    uint32_t s = t->txns[t->events[v].txn].session;
-    Z3_ast keeps = e->nw[(size_t)s * e->n_rel + e->rel[t->events[v].writer]];
+    Z3_ast keeps = new_writer(e, t->txns[t->events[v].txn].session,
+                              t->events[v].writer);
     return lit_and2(e, enc_at_boundary(e, v), lit_not(e, keeps));
 }
 
@@ -157,12 +163,6 @@ static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
     enc_clause(e, copy, n);
     free(copy);
     at_most_one(e, x, n, v);
-}
-
-/* strict: "session s's boundary read reads from w" (w a relevant txn). */
-static Z3_ast new_writer(const ip_encoder *e, uint32_t s, uint32_t w)
-{
-    return e->nw[(size_t)s * e->n_rel + e->rel[w]];
 }
 
 /* strict: one new-writer Boolean per session and writer some free read
