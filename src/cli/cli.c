@@ -29,6 +29,25 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return IP_EXIT_USAGE;
 }
 
+int cli_input_option(const char *cmd, int c, const char *arg, cli_input *in,
+                     void (*usage)(FILE *))
+{
+    switch (c) {
+    case 'f':
+        if (!ip_format_parse(arg, &in->fmt) || in->fmt == IP_FMT_DOT)
+            return cli_usage_error(cmd, "unknown input format '%s'", arg);
+        return CLI_GO_ON;
+    case 'l':
+        in->mode = IP_LENIENT;
+        return CLI_GO_ON;
+    case 'h':
+        usage(stdout);
+        return IP_EXIT_OK;
+    default:
+        return cli_usage_error(cmd, "bad option");
+    }
+}
+
 bool cli_parse_unsigned(const char *cmd, const char *opt, const char *s,
                         unsigned *out)
 {

@@ -41,6 +41,24 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 bool cli_parse_unsigned(const char *cmd, const char *opt, const char *s,
                         unsigned *out);
 
+/* The input options of the commands that read one trace: -f/--format
+ * (or --from) FORMAT, -l/--lenient, -h/--help.  A command's getopt loop
+ * handles its own options and passes every other result of getopt_long
+ * here. */
+typedef struct cli_input {
+    ip_format fmt;            /* IP_FMT_AUTO unless --format */
+    ip_mode mode;             /* IP_STRICT unless --lenient */
+} cli_input;
+
+enum { CLI_GO_ON = -1 };
+
+/* Handle getopt result c with argument arg: CLI_GO_ON when it was an
+ * input option, else the exit status to return at once (IP_EXIT_OK after
+ * printing usage for --help, IP_EXIT_USAGE with a message for a bad
+ * format or an unknown option). */
+int cli_input_option(const char *cmd, int c, const char *arg, cli_input *in,
+                     void (*usage)(FILE *));
+
 /* Create a new output file.  Refuses to overwrite an existing file: we
  * never destroy what the user gave us.  "-" means stdout.  NULL and a
  * message on failure. */

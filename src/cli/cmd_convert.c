@@ -33,38 +33,26 @@ int cmd_convert(int argc, char **argv)
         {"lenient", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    ip_format from = IP_FMT_AUTO, to = IP_FMT_JSON;
-    ip_mode mode = IP_STRICT;
-    int c;
+    cli_input in = {IP_FMT_AUTO, IP_STRICT};
+    ip_format to = IP_FMT_JSON;
+    int c, r;
     optind = 0;               /* getopt may have run before (glibc reset) */
     while ((c = getopt_long(argc, argv, "f:t:lh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            if (!ip_format_parse(optarg, &from) || from == IP_FMT_DOT)
-                return cli_usage_error("convert", "unknown input format "
-                                       "'%s'", optarg);
-            break;
-        case 't':
-            if (!ip_format_parse(optarg, &to) ||
-                (to != IP_FMT_JSON && to != IP_FMT_DOT))
-                return cli_usage_error("convert", "cannot write format '%s'"
-                                       " (json or dot)", optarg);
-            break;
-        case 'l':
-            mode = IP_LENIENT;
-            break;
-        case 'h':
-            usage(stdout);
-            return IP_EXIT_OK;
-        default:
-            return cli_usage_error("convert", "bad option");
+        if (c != 't') {
+            if ((r = cli_input_option("convert", c, optarg, &in, usage)) !=
+                CLI_GO_ON)
+                return r;
+        } else if (!ip_format_parse(optarg, &to) ||
+                   (to != IP_FMT_JSON && to != IP_FMT_DOT)) {
+            return cli_usage_error("convert", "cannot write format '%s'"
+                                   " (json or dot)", optarg);
         }
     }
     if (argc - optind != 2)
         return cli_usage_error("convert", "expected IN and OUT, got %d "
                                "argument(s)", argc - optind);
-    const char *in = argv[optind], *outp = argv[optind + 1];
-    ip_trace *t = cli_load_trace(in, from, mode);
+    const char *inp = argv[optind], *outp = argv[optind + 1];
+    ip_trace *t = cli_load_trace(inp, in.fmt, in.mode);
     if (!t)
         return IP_EXIT_USAGE;
     FILE *out = cli_create_file(outp);

@@ -26,35 +26,21 @@ int cmd_dot(int argc, char **argv)
         {"lenient", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    ip_format fmt = IP_FMT_AUTO;
-    ip_mode mode = IP_STRICT;
+    cli_input in = {IP_FMT_AUTO, IP_STRICT};
     const char *outp = "-";
-    int c;
+    int c, r;
     optind = 0;               /* getopt may have run before (glibc reset) */
     while ((c = getopt_long(argc, argv, "f:o:lh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            if (!ip_format_parse(optarg, &fmt) || fmt == IP_FMT_DOT)
-                return cli_usage_error("dot", "unknown input format '%s'",
-                                       optarg);
-            break;
-        case 'o':
+        if (c == 'o')
             outp = optarg;
-            break;
-        case 'l':
-            mode = IP_LENIENT;
-            break;
-        case 'h':
-            usage(stdout);
-            return IP_EXIT_OK;
-        default:
-            return cli_usage_error("dot", "bad option");
-        }
+        else if ((r = cli_input_option("dot", c, optarg, &in, usage)) !=
+                 CLI_GO_ON)
+            return r;
     }
     if (argc - optind != 1)
         return cli_usage_error("dot", "expected one TRACE, got %d "
                                "argument(s)", argc - optind);
-    ip_trace *t = cli_load_trace(argv[optind], fmt, mode);
+    ip_trace *t = cli_load_trace(argv[optind], in.fmt, in.mode);
     if (!t)
         return IP_EXIT_USAGE;
     FILE *out = cli_create_file(outp);
