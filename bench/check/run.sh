@@ -27,13 +27,13 @@ mkdir -p "$work"
 # -Wno-error=format-truncation: src/trace/read_json.c trips it at -O3
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_FLAGS=-Wno-error=format-truncation >/dev/null
-cmake --build "$build" -j2 --target check_cli >/dev/null
-bin="$build/tests/validate/check_cli"
+cmake --build "$build" -j2 --target isopredict >/dev/null
+bin="$build/src/cli/isopredict"
 cc -O2 -std=c11 -o "$work/gen_causal" "$root/bench/check/gen_causal.c"
 
 run() {   # run FILE LABEL SESSIONS
     for lvl in $levels; do
-        /usr/bin/time -v "$bin" --level "$lvl" --format plume \
+        /usr/bin/time -v "$bin" check --level "$lvl" --format plume \
             --timeout "$timeout" --max-cycles 1 "$1" \
             >"$work/out" 2>"$work/time" || true
         verdict=$(head -1 "$work/out" | cut -d' ' -f1)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # End-to-end tests of `isopredict check`: exit statuses, output, JSON.
-# usage: e2e_check.sh CHECK_BINARY CORPUS_DIR
+# usage: e2e_check.sh ISOPREDICT CORPUS_DIR
 set -u
 bin=$1 corpus=$2
 tmp=$(mktemp -d) || exit 2
@@ -9,7 +9,7 @@ fail=0
 
 expect() {   # expect STATUS ARGS...  (stdout to $tmp/out, stderr to $tmp/err)
     want=$1; shift
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    "$bin" check "$@" >"$tmp/out" 2>"$tmp/err"
     got=$?
     if [ "$got" != "$want" ]; then
         echo "FAIL: check $* -> exit $got, want $want"; cat "$tmp/out" "$tmp/err"
