@@ -1,7 +1,9 @@
 /* test_random.c - the driver against the brute-force oracle on small
- * seeded random traces: every strategy must enumerate exactly the sets of
- * changed reads that exhaustive enumeration finds (exact: all of them;
- * approx and approx-rank: those whose history can have a pco cycle).
+ * seeded random traces: the lazy encodings must enumerate exactly the sets
+ * of changed reads that exhaustive enumeration finds (exact: all of them;
+ * approx: those whose history can have a pco cycle), under both models and
+ * both boundaries.  (approx-rank is compared on fixed traces only: Z3 is
+ * too slow on it for a few hundred runs.)
  *
  * The traces are serial runs of random transactions over a few keys that
  * are written and two that never are (stock-like reads), with reads before
@@ -24,7 +26,8 @@ static uint32_t next(rng *r, uint32_t n)
 
 enum { N_KEYS = 5, N_WRITTEN = 3, MAX_SESS = 3 };
 
-/* Sessions: 2 .. sessions; per session 1 .. txns; per txn 1 .. ops. */
+/* Sessions: 2 .. sessions (at most MAX_SESS); per session 1 .. txns; per
+ * txn 1 .. ops. */
 typedef struct shape {
     uint32_t sessions, txns, ops, seeds;
 } shape;
