@@ -493,3 +493,22 @@ uint32_t expect_prediction(const ip_trace *obs, const char *what,
     ip_predictions_free(p, n);
     return n;
 }
+
+void expect_enumeration(const ip_trace *obs, const char *what, ip_level model,
+                        ip_boundary kind, int all, int cyclic)
+{
+    uint32_t exact = expect_prediction(obs, what, model, kind, IP_ENC_EXACT,
+                                       50, all > 0);
+    uint32_t approx = expect_prediction(obs, what, model, kind,
+                                        IP_ENC_APPROX, 50, cyclic > 0);
+    uint32_t rank = expect_prediction(obs, what, model, kind,
+                                      IP_ENC_APPROX_RANK, 50, cyclic > 0);
+    if ((int)exact != all || (int)approx != cyclic || (int)rank != cyclic)
+        fprintf(stderr, "\n  enumerate %s %s/%s: brute force %d (%d with a "
+                "pco cycle), exact %u, approx %u, approx-rank %u\n", what,
+                ip_level_name(model), ip_boundary_name(kind), all, cyclic,
+                exact, approx, rank);
+    CU_ASSERT_EQUAL((int)exact, all);
+    CU_ASSERT_EQUAL((int)approx, cyclic);
+    CU_ASSERT_EQUAL((int)rank, cyclic);
+}

@@ -40,4 +40,11 @@ uint32_t expect_prediction(const ip_trace *obs, const char *what,
                            ip_encoding enc, unsigned max_predictions,
                            bool expect_sat);
 
+/* Enumerate with exact, approx and approx-rank (up to 50 predictions
+ * each, every one re-checked) and assert that exact finds `all` sets of
+ * changed reads and both approximate encodings `cyclic` (the brute-force
+ * counts); `what` names the trace in messages. */
+void expect_enumeration(const ip_trace *obs, const char *what, ip_level model,
+                        ip_boundary kind, int all, int cyclic);
+
 #endif
