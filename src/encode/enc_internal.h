@@ -90,6 +90,8 @@ struct ip_encoder {
     uint32_t n_fill;
 
     ip_encode_stats st;
+    bool halted;              /* opts.stop was seen raised */
+    bool oom;                 /* an allocation inside generation failed */
 };
 
 /* ---- literal helpers (lits.c) ---- */
@@ -142,6 +144,17 @@ bool enc_weak(ip_encoder *e, ip_error *err);         /* weak.c */
 bool enc_pco(ip_encoder *e, ip_error *err);          /* pco.c */
 
 bool enc_z3_ok(ip_encoder *e, ip_error *err, const char *what);
+
+/* Generation loops call this once per outer iteration and return early
+ * when it is true: opts.stop was raised (or an allocation failed), and
+ * ip_encoder_new turns the flag into an error. */
+static inline bool enc_halted(ip_encoder *e)
+{
+    if (!e->halted && e->opts.stop &&
+        atomic_load_explicit(e->opts.stop, memory_order_relaxed))
+        e->halted = true;
+    return e->halted || e->oom;
+}
 double enc_now(void);
 
 #endif

@@ -66,8 +66,8 @@
  *     writer differs from the observed one.  Two assignments with the same
  *     changed reads but different pure truncations count as the same.
  *
- * Ownership: the encoder borrows the trace (it must outlive the encoder)
- * and owns everything else.  Errors: NULL / IP_SOLVE_ERROR with err set
+ * Ownership: the encoder borrows the trace (it must outlive the encoder),
+ * opts->order_pos and opts->stop, and owns everything else.  Errors: NULL / IP_SOLVE_ERROR with err set
  * (Z3 errors are caught through a non-aborting error handler and checked
  * with Z3_get_error_code after each phase).  Not thread-safe per encoder;
  * distinct encoders are independent.
@@ -75,6 +75,7 @@
 #ifndef ISOPREDICT_ENCODE_H
 #define ISOPREDICT_ENCODE_H
 
+#include <stdatomic.h>
 #include "trace.h"
 #include "validate.h"
 
@@ -89,6 +90,17 @@ typedef struct ip_encode_opts {
     ip_level model;           /* IP_LVL_CAUSAL or IP_LVL_RC */
     ip_boundary boundary;
     ip_encoding encoding;
+    /* Staleness bound (0 = none): a read may only read a write of its key
+     * at most `staleness` places from its observed writer in the order of
+     * that key's writes by order_pos (the observed order).  Reads of one
+     * transaction and key share the union of their ranges.  order_pos[t]
+     * is txn t's position (any numbers, txn 0 least); required when
+     * staleness > 0, borrowed for the encoder's life. */
+    uint32_t staleness;
+    const uint32_t *order_pos;
+    /* Set by another thread to stop generation (checked in every
+     * generation loop) and refutation; NULL = never.  Borrowed. */
+    const atomic_bool *stop;
 } ip_encode_opts;
 
 /*
@@ -126,8 +138,35 @@ typedef struct ip_encode_stats {
 
 typedef struct ip_encoder ip_encoder;
 
+/* What a formula would cost, from the static index alone (no Z3; linear
+ * in the trace plus the candidate writers): an upper estimate of the
+ * literals ip_encoder_new would assert and of the bytes it and Z3 would
+ * need for them.  Lets a caller refuse or bound a search before building
+ * anything.  False with err set on a bad trace or out of memory. */
+typedef struct ip_encode_estimate {
+    uint32_t txns;            /* relevant transactions */
+    uint64_t candidates;      /* (read, writer) candidates */
+    uint64_t literals;
+    uint64_t bytes;
+} ip_encode_estimate;
+
+bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
+                         ip_encode_estimate *out, ip_error *err);
+
+/* NULL with err set on error; when opts->stop was raised during
+ * generation, NULL with err saying "stopped". */
 ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
                            ip_error *err);
+
+/* Z3's own memory limit for the whole process (Z3 keeps it globally):
+ * a Z3 call that would pass it fails ("out of memory") instead of growing.
+ * 0 = none.  Call before creating encoders on other threads. */
+void ip_encode_set_memory_limit(uint64_t bytes);
+
+/* Ask a running Z3 call of this encoder to return (UNKNOWN) as soon as it
+ * can.  The one function that may be called from another thread while
+ * the encoder is in use. */
+void ip_encoder_interrupt(ip_encoder *enc);
 void ip_encoder_free(ip_encoder *enc);
 
 /* Solve within timeout_ms (0 = none).  On SAT fills *out (caller frees). */

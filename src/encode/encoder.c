@@ -1,6 +1,7 @@
 /* encoder.c - encoder life cycle, solving and reading models back. */
 #include "enc_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Z3 must never abort the process: errors are read back with
@@ -77,6 +78,31 @@ static bool open_solver(ip_encoder *e, ip_error *err)
     return enc_z3_ok(e, err, "creating the solver");
 }
 
+/* After a generation phase: did a loop stop early? */
+static bool phase_ok(ip_encoder *e, ip_error *err)
+{
+    if (e->oom)
+        return ip_fail(err, "encode: out of memory while building the "
+                       "formula");
+    if (enc_halted(e))
+        return ip_fail(err, "encode: stopped while building the formula");
+    return true;
+}
+
+void ip_encode_set_memory_limit(uint64_t bytes)
+{
+    char mb[32];
+    snprintf(mb, sizeof mb, "%llu",
+             bytes ? (unsigned long long)(bytes >> 20) + 1 : 0ull);
+    Z3_global_param_set("memory_max_size", mb);
+}
+
+void ip_encoder_interrupt(ip_encoder *enc)
+{
+    if (enc && enc->z)
+        Z3_interrupt(enc->z);
+}
+
 ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
                            ip_error *err)
 {
@@ -108,9 +134,11 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
     e->tr = obs;
     e->opts = *opts;
     bool ok = open_solver(e, err) && enc_index(e, err) &&
-              enc_feasible(e, err) && enc_wr_pairs(e, err) &&
-              enc_weak(e, err) &&
-              (opts->encoding != IP_ENC_APPROX_RANK || enc_pco(e, err));
+              enc_feasible(e, err) && phase_ok(e, err) &&
+              enc_wr_pairs(e, err) && phase_ok(e, err) &&
+              enc_weak(e, err) && phase_ok(e, err) &&
+              (opts->encoding != IP_ENC_APPROX_RANK ||
+               (enc_pco(e, err) && phase_ok(e, err)));
     if (!ok) {
         ip_encoder_free(e);
         return NULL;

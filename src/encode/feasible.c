@@ -157,8 +157,10 @@ static void at_most_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
 static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
 {
     Z3_ast *copy = malloc(sizeof *copy * n);
-    if (!copy)
+    if (!copy) {
+        e->oom = true;        /* never drop a constraint silently */
         return;
+    }
     memcpy(copy, x, sizeof *copy * n);
     enc_clause(e, copy, n);
     free(copy);
@@ -376,7 +378,7 @@ static bool make_group_lits(ip_encoder *e, ip_error *err)
     Z3_ast *buf = malloc(sizeof *buf * (max + 1));
     if (!buf)
         return ip_fail(err, "encode: out of memory");
-    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
+    for (uint32_t gi = 0; gi < e->n_groups && !enc_halted(e); gi++) {
         if (strict(e))
             strict_group_lits(e, &e->groups[gi], gi, buf);
         else
@@ -391,7 +393,7 @@ bool enc_feasible(ip_encoder *e, ip_error *err)
     make_boundaries(e);
     if (strict(e) ? !make_new_writers(e, err) : !make_inclusion(e, err))
         return false;
-    for (uint32_t v = 0; v < e->tr->n_events; v++)
+    for (uint32_t v = 0; v < e->tr->n_events && !enc_halted(e); v++)
         if (e->tr->events[v].kind == IP_READ) {
             if (strict(e))
                 encode_read_strict(e, v);

@@ -36,13 +36,164 @@ static bool index_relevant(ip_encoder *e, ip_error *err)
     return true;
 }
 
+/* The staleness bound as rank ranges: rank[q] is key_writer[q]'s place
+ * among its key's writers in the observed order; a read may read the
+ * writers whose rank lies in [lo[v], hi[v]]. */
+typedef struct stale_ranges {
+    uint32_t *rank;           /* per key_writer entry */
+    uint32_t *lo, *hi;        /* per event */
+} stale_ranges;
+
+/* Index of writer w in key k's writer list (ascending txn ids). */
+static uint32_t writer_slot(const ip_trace *t, uint32_t k, uint32_t w)
+{
+    uint32_t lo = t->key_writer_first[k], hi = t->key_writer_first[k + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->key_writer[mid] < w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return *x < *y ? -1 : *x > *y;
+}
+
+/* rank[q]: the writers of each key ordered by observed position, then by
+ * their place in the list. */
+static bool rank_writers(const ip_encoder *e, uint32_t *rank)
+{
+    const ip_trace *t = e->tr;
+    const uint32_t *pos = e->opts.order_pos;
+    uint32_t max = 0;
+    for (uint32_t k = 0; k < t->n_keys; k++) {
+        uint32_t n = t->key_writer_first[k + 1] - t->key_writer_first[k];
+        max = n > max ? n : max;
+    }
+    uint64_t *tmp = malloc(sizeof *tmp * (max + 1));
+    if (!tmp)
+        return false;
+    for (uint32_t k = 0; k < t->n_keys; k++) {
+        uint32_t f = t->key_writer_first[k];
+        uint32_t n = t->key_writer_first[k + 1] - f;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t w = t->key_writer[f + i];
+            uint32_t p = w == IP_INIT_TXN ? 0 : pos[w];
+            tmp[i] = (uint64_t)p << 32 | i;
+        }
+        qsort(tmp, n, sizeof *tmp, cmp_u64);
+        for (uint32_t i = 0; i < n; i++)
+            rank[f + (uint32_t)tmp[i]] = i;
+    }
+    free(tmp);
+    return true;
+}
+
+/* lo/hi per read event: the ranks of the observed writers of the reads of
+ * the same transaction and key, widened by the bound. */
+static bool stale_build(const ip_encoder *e, stale_ranges *r)
+{
+    const ip_trace *t = e->tr;
+    uint32_t k = e->opts.staleness;
+    r->rank = malloc(sizeof *r->rank * (t->key_writer_first[t->n_keys] + 1));
+    r->lo = malloc(sizeof *r->lo * (t->n_events + 1));
+    r->hi = malloc(sizeof *r->hi * (t->n_events + 1));
+    if (!r->rank || !r->lo || !r->hi || !rank_writers(e, r->rank))
+        return false;
+    for (uint32_t v = 0; v < t->n_events; v++) {
+        const ip_event *ev = &t->events[v];
+        if (ev->kind != IP_READ)
+            continue;
+        uint32_t q = writer_slot(t, ev->key, ev->writer);
+        r->lo[v] = r->hi[v] = r->rank[q];
+    }
+    /* same txn, same key: the union, over runs of (key, event) */
+    uint32_t max_ev = 0;
+    for (uint32_t x = 1; x < t->n_txns; x++)
+        max_ev = t->txns[x].ev_count > max_ev ? t->txns[x].ev_count : max_ev;
+    uint64_t *run = malloc(sizeof *run * (max_ev + 1));
+    if (!run)
+        return false;
+    for (uint32_t x = 1; x < t->n_txns; x++) {
+        const ip_txn *tx = &t->txns[x];
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < tx->ev_count; i++) {
+            uint32_t v = tx->ev_first + i;
+            if (t->events[v].kind == IP_READ)
+                run[m++] = (uint64_t)t->events[v].key << 32 | v;
+        }
+        qsort(run, m, sizeof *run, cmp_u64);
+        for (uint32_t i = 0, j; i < m; i = j) {
+            uint32_t lo = UINT32_MAX, hi = 0;
+            for (j = i; j < m && run[j] >> 32 == run[i] >> 32; j++) {
+                uint32_t v = (uint32_t)run[j];
+                lo = r->lo[v] < lo ? r->lo[v] : lo;
+                hi = r->hi[v] > hi ? r->hi[v] : hi;
+            }
+            for (uint32_t q = i; q < j; q++) {
+                r->lo[(uint32_t)run[q]] = lo;
+                r->hi[(uint32_t)run[q]] = hi;
+            }
+        }
+    }
+    free(run);
+    for (uint32_t v = 0; v < t->n_events; v++)
+        if (t->events[v].kind == IP_READ) {
+            r->lo[v] = r->lo[v] > k ? r->lo[v] - k : 0;
+            r->hi[v] = r->hi[v] > UINT32_MAX - k ? UINT32_MAX : r->hi[v] + k;
+        }
+    return true;
+}
+
+static void stale_free(stale_ranges *r)
+{
+    free(r->rank);
+    free(r->lo);
+    free(r->hi);
+}
+
+/* May read v read from key_writer[q]? */
+static bool candidate_ok(const ip_trace *t, const stale_ranges *r,
+                         uint32_t v, uint32_t q)
+{
+    const ip_event *ev = &t->events[v];
+    if (!may_read_from(t, ev->txn, t->key_writer[q]))
+        return false;
+    return !r->rank || (r->rank[q] >= r->lo[v] && r->rank[q] <= r->hi[v]);
+}
+
+static bool check_observed(const ip_trace *t, uint32_t v, ip_error *err)
+{
+    const ip_event *ev = &t->events[v];
+    if (ev->writer == IP_NONE || ev->writer >= t->n_txns ||
+        !ip_committed(t, ev->writer) ||
+        ip_write_event(t, ev->writer, ev->key) == IP_NONE ||
+        !may_read_from(t, ev->txn, ev->writer))
+        return ip_fail(err, "encode: read of key '%s' in transaction "
+                       "'%s' has no valid observed writer (resolve the "
+                       "trace's read anomalies first)",
+                       ip_key_name(t, ev->key), ip_txn_name(t, ev->txn));
+    return true;
+}
+
 static bool index_candidates(ip_encoder *e, ip_error *err)
 {
     const ip_trace *t = e->tr;
+    stale_ranges sr = { 0 };
+    if (e->opts.staleness && !e->opts.order_pos)
+        return ip_fail(err, "encode: a staleness bound needs an order");
     e->cand_first = malloc(sizeof *e->cand_first * (t->n_events + 1));
     e->obs_cand = malloc(sizeof *e->obs_cand * (t->n_events + 1));
-    if (!e->cand_first || !e->obs_cand)
+    if (!e->cand_first || !e->obs_cand ||
+        (e->opts.staleness && !stale_build(e, &sr))) {
+        stale_free(&sr);
         return ip_fail(err, "encode: out of memory");
+    }
     uint64_t n = 0;
     for (uint32_t v = 0; v < t->n_events; v++) {
         const ip_event *ev = &t->events[v];
@@ -50,39 +201,42 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
         e->obs_cand[v] = IP_NONE;
         if (ev->kind != IP_READ)
             continue;
-        if (ev->writer == IP_NONE || ev->writer >= t->n_txns ||
-            !ip_committed(t, ev->writer) ||
-            ip_write_event(t, ev->writer, ev->key) == IP_NONE ||
-            !may_read_from(t, ev->txn, ev->writer))
-            return ip_fail(err, "encode: read of key '%s' in transaction "
-                           "'%s' has no valid observed writer (resolve the "
-                           "trace's read anomalies first)",
-                           ip_key_name(t, ev->key), ip_txn_name(t, ev->txn));
-        for (uint32_t i = t->key_writer_first[ev->key];
-             i < t->key_writer_first[ev->key + 1]; i++)
-            n += may_read_from(t, ev->txn, t->key_writer[i]);
+        if (!check_observed(t, v, err)) {
+            stale_free(&sr);
+            return false;
+        }
+        for (uint32_t q = t->key_writer_first[ev->key];
+             q < t->key_writer_first[ev->key + 1]; q++)
+            n += candidate_ok(t, &sr, v, q);
+    }
+    if (n >= UINT32_MAX) {
+        stale_free(&sr);
+        return ip_fail(err, "encode: %llu candidate writers is more than "
+                       "the encoder can index", (unsigned long long)n);
     }
     e->cand_first[t->n_events] = (uint32_t)n;
     e->n_cand = (uint32_t)n;
     e->cand_txn = malloc(sizeof *e->cand_txn * (n + 1));
     e->cx = calloc(n + 1, sizeof *e->cx);
-    if (!e->cand_txn || !e->cx)
+    if (!e->cand_txn || !e->cx) {
+        stale_free(&sr);
         return ip_fail(err, "encode: out of memory");
+    }
     for (uint32_t v = 0; v < t->n_events; v++) {
         const ip_event *ev = &t->events[v];
         if (ev->kind != IP_READ)
             continue;
         uint32_t c = e->cand_first[v];
-        for (uint32_t i = t->key_writer_first[ev->key];
-             i < t->key_writer_first[ev->key + 1]; i++) {
-            uint32_t w = t->key_writer[i];
-            if (!may_read_from(t, ev->txn, w))
+        for (uint32_t q = t->key_writer_first[ev->key];
+             q < t->key_writer_first[ev->key + 1]; q++) {
+            if (!candidate_ok(t, &sr, v, q))
                 continue;
-            if (w == ev->writer)
+            if (t->key_writer[q] == ev->writer)
                 e->obs_cand[v] = c;
-            e->cand_txn[c++] = w;
+            e->cand_txn[c++] = t->key_writer[q];
         }
     }
+    stale_free(&sr);
     return true;
 }
 
@@ -135,12 +289,6 @@ static bool index_units(ip_encoder *e, ip_error *err)
     return true;
 }
 
-static int cmp_key_ev(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return *x < *y ? -1 : *x > *y;
-}
-
 /* Groups: per relevant txn, its read events on shared keys, by key. */
 static bool index_groups(ip_encoder *e, ip_error *err)
 {
@@ -168,7 +316,7 @@ static bool index_groups(ip_encoder *e, ip_error *err)
             if (ev->kind == IP_READ && enc_key_shared(t, ev->key))
                 scratch[m++] = ((uint64_t)ev->key << 32) | (tx->ev_first + i);
         }
-        qsort(scratch, m, sizeof *scratch, cmp_key_ev);
+        qsort(scratch, m, sizeof *scratch, cmp_u64);
         for (uint32_t i = 0; i < m; i++) {
             uint32_t v = (uint32_t)scratch[i];
             uint32_t key = (uint32_t)(scratch[i] >> 32);
@@ -202,4 +350,53 @@ bool enc_index(ip_encoder *e, ip_error *err)
 {
     return index_relevant(e, err) && index_candidates(e, err) &&
            index_units(e, err) && index_groups(e, err);
+}
+
+/* Bytes per asserted literal, Z3's terms, clauses and watch lists
+ * included: measured peak RSS over literals on the example applications
+ * (bench/predict/RESULTS.md, "Memory estimate"). */
+enum { BYTES_PER_LITERAL = 300 };
+
+/* An upper estimate of the literals of the formula over e's index:
+ * the terms that dominate on real traces (candidate choice, the
+ * arbitration clauses per read, writer and other writer of its key, hb
+ * per candidate edge and session). */
+static uint64_t estimate_literals(const ip_encoder *e)
+{
+    const ip_trace *t = e->tr;
+    bool strict = e->opts.boundary == IP_BOUNDARY_STRICT;
+    uint64_t lits = 4ull * t->n_events + 4ull * e->n_rel;
+    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
+        const enc_group *g = &e->groups[gi];
+        uint64_t c = g->cand_count, w = t->key_writer_first[g->key + 1] -
+                                         t->key_writer_first[g->key];
+        lits += (strict ? 6 : 8 * (uint64_t)g->ev_count) * c;
+        if (e->opts.model == IP_LVL_CAUSAL)
+            lits += 4 * c * w + 3 * c * (t->n_sessions + 1);
+        else
+            lits += 5 * c * w * g->ev_count;
+    }
+    return lits;
+}
+
+bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
+                         ip_encode_estimate *out, ip_error *err)
+{
+    if (!obs || !opts || !out)
+        return ip_fail(err, "encode: estimate: no trace or options");
+    ip_encoder *e = calloc(1, sizeof *e);
+    if (!e)
+        return ip_fail(err, "encode: out of memory");
+    e->tr = obs;
+    e->opts = *opts;
+    bool ok = enc_index(e, err);
+    if (ok) {
+        uint64_t pairs = (uint64_t)e->n_rel * e->n_rel;
+        out->txns = e->n_rel;
+        out->candidates = e->n_cand;
+        out->literals = estimate_literals(e);
+        out->bytes = out->literals * BYTES_PER_LITERAL + pairs * 44;
+    }
+    ip_encoder_free(e);
+    return ok;
 }

@@ -48,9 +48,11 @@ static void encode_taint(ip_encoder *e)
     const ip_trace *t = e->tr;
     uint32_t n = e->n_rel;
     Z3_ast *terms = malloc(sizeof *terms * (n + 2));
-    if (!terms)
+    if (!terms) {
+        e->oom = true;
         return;
-    for (uint32_t xi = 1; xi < n; xi++) {
+    }
+    for (uint32_t xi = 1; xi < n && !enc_halted(e); xi++) {
         uint32_t x = e->relv[xi], k = 0;
         uint32_t s = t->txns[x].session;
         /* the previous relevant txn of the session */
@@ -101,6 +103,8 @@ bool enc_wr_pairs(ip_encoder *e, ip_error *err)
     }
     bool strict = e->opts.boundary == IP_BOUNDARY_STRICT;
     for (uint64_t p = 0; p < np; p++) {
+        if (p % e->n_rel == 0 && enc_halted(e))
+            break;
         uint32_t a = pt.first[p], n = pt.first[p + 1] - a;
         uint32_t w = (uint32_t)(p / e->n_rel), r = (uint32_t)(p % e->n_rel);
         e->wr_hist[p] = lit_or_def(e, pt.hist + a, n, "wr", w, r);
@@ -108,7 +112,7 @@ bool enc_wr_pairs(ip_encoder *e, ip_error *err)
                                 : lit_or_def(e, pt.bound + a, n, "wrb", w, r);
     }
     free(pt.first); free(pt.hist); free(pt.bound);
-    if (!strict)
+    if (!strict && !enc_halted(e))
         encode_taint(e);
     return enc_z3_ok(e, err, "encoding write-read relations");
 }

@@ -11,6 +11,7 @@
 void ip_prediction_clear(ip_prediction *p)
 {
     ip_trace_free(p->history);
+    ip_trace_free(p->base);
     ip_history_map_free(&p->map);
     ip_assignment_free(&p->assignment);
     free(p->changed);

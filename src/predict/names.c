@@ -14,7 +14,8 @@ void ip_predict_opts_default(ip_predict_opts *o)
                            .encoding = IP_ENC_APPROX,
                            .timeout_ms = 600u * 1000u,
                            .max_predictions = 1,
-                           .progress = NULL};
+                           .progress = NULL,
+                           .search = IP_SEARCH_AUTO};
 }
 
 const char *ip_boundary_name(ip_boundary b)

@@ -51,21 +51,61 @@
 #ifndef ISOPREDICT_PREDICT_H
 #define ISOPREDICT_PREDICT_H
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include "trace.h"
 #include "validate.h"
 #include "encode.h"
 
+/*
+ * Search modes.  A window is W consecutive committed transactions of the
+ * observed order (a serial order of the observed trace, or a topological
+ * order of so and wr when it has none).  A window's problem is the
+ * observed trace cut after the window, with every transaction before the
+ * window kept as observed: only reads inside the window change, and the
+ * formula is built over the window alone (the state before it folded into
+ * the initial transaction), so its size follows W, not the trace.  A
+ * window's candidate is confirmed again on the cut trace itself before it
+ * is reported.  Windows overlap by half.  A staleness bound k lets a
+ * changed read read only the k writes of its key nearest its observed
+ * writer in the observed order (encode.h).  A window covering the whole
+ * trace without a staleness bound is the exhaustive search.
+ *   IP_SEARCH_AUTO        exhaustive when its formula is small; otherwise
+ *                         bounded rounds that widen (W 32/k 2, W 64/k 4,
+ *                         ...) while time lasts, then exhaustive if it
+ *                         fits the memory budget.
+ *   IP_SEARCH_EXHAUSTIVE  the whole trace, refused (UNKNOWN, memory) when
+ *                         its estimate exceeds the memory budget.
+ *   IP_SEARCH_BOUNDED     one round with opts.window and opts.staleness.
+ */
+typedef enum {
+    IP_SEARCH_AUTO = 0,
+    IP_SEARCH_EXHAUSTIVE = 1,
+    IP_SEARCH_BOUNDED = 2
+} ip_search_mode;
+
 typedef struct ip_predict_opts {
     ip_level model;            /* IP_LVL_CAUSAL or IP_LVL_RC */
     ip_boundary boundary;
     ip_encoding encoding;
-    unsigned timeout_ms;       /* whole search, 0 = none */
+    unsigned timeout_ms;       /* whole run, 0 = none */
     unsigned max_predictions;  /* 0 is taken as 1 */
     FILE *progress;            /* progress lines, or NULL for none */
+    bool progress_live;        /* progress is a terminal: one live line */
+    uint64_t max_memory;       /* resident bytes, 0 = none */
+    const atomic_bool *interrupt; /* raised by the caller (SIGINT): stop
+                                     and report what was found; NULL */
+    ip_search_mode search;
+    uint32_t window;           /* bounded: transactions per window, 0 =
+                                  the whole trace */
+    uint32_t staleness;        /* bounded: k, 0 = no bound */
+    unsigned jobs;             /* worker threads, 0 = one per core */
+    uint32_t shard, shards;    /* this process solves the windows w with
+                                  w % shards == shard; shards 0 = all */
 } ip_predict_opts;
 
-/* Defaults: causal, relaxed, approx, 600 s, 1 prediction, no progress. */
+/* Defaults: causal, relaxed, approx, 600 s, 1 prediction, no progress,
+ * no memory budget, auto search, one job per core, no shards. */
 void ip_predict_opts_default(ip_predict_opts *o);
 
 const char *ip_boundary_name(ip_boundary b);       /* "strict", "relaxed" */
@@ -111,6 +151,13 @@ typedef struct ip_changed_read {
 } ip_changed_read;
 
 typedef struct ip_prediction {
+    ip_trace *base;            /* the trace the assignment, the map and the
+                                  changed reads refer to: NULL for the
+                                  observed trace, else (a window's) the
+                                  observed trace cut after the window,
+                                  owned */
+    uint32_t window;           /* the window it came from (round-local),
+                                  IP_NONE for the exhaustive search */
     ip_trace *history;         /* the predicted history */
     ip_history_map map;
     ip_assignment assignment;  /* over the observed trace */
@@ -123,8 +170,34 @@ typedef struct ip_prediction {
     double seconds;            /* since the start of the search */
 } ip_prediction;
 
+/* What a search covered (reported in every report and in JSON). */
+enum { IP_MAX_ROUNDS = 12 };
+typedef struct ip_search_round {
+    uint32_t window;           /* transactions per window, 0 = whole trace */
+    uint32_t staleness;        /* 0 = no bound */
+    uint32_t windows;          /* windows of this shard in the round */
+    uint32_t done;             /* searched to the end */
+    uint32_t gave_up;          /* stopped by their time share */
+} ip_search_round;
+
+typedef struct ip_search_info {
+    ip_search_round rounds[IP_MAX_ROUNDS];
+    uint32_t n_rounds;
+    uint32_t txns;             /* committed transactions in the order */
+    uint32_t shard, shards;    /* shards 0 = not sharded */
+    bool complete;             /* an exhaustive search ran to the end:
+                                  "no prediction" is a proof */
+    const char *stopped;       /* "time limit", "memory limit",
+                                  "interrupted", or NULL */
+    const char *skipped;       /* why the exhaustive search was not run,
+                                  or NULL */
+    ip_encode_estimate estimate; /* of the exhaustive formula */
+    uint64_t peak_bytes;       /* resident memory, highest seen */
+} ip_search_info;
+
 typedef struct ip_predict_stats {
     ip_encode_stats encode;    /* of the last encoder used */
+    ip_search_info search;
     uint32_t solver_calls;
     uint32_t refuted_orders;   /* serializable candidates refuted */
     uint32_t refuted_pcos;     /* approx: candidates with an acyclic pco */
@@ -148,6 +221,18 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                                  ip_predict_stats *stats, ip_error *err);
 
 void ip_predictions_free(ip_prediction *p, uint32_t n);
+
+/* The trace p's indices refer to: p->base, or obs. */
+static inline const ip_trace *ip_prediction_base(const ip_trace *obs,
+                                                 const ip_prediction *p)
+{
+    return p->base ? p->base : obs;
+}
+
+/* The "search" object of the JSON report (cJSON* as void*). */
+void *ip_search_to_cjson(const ip_search_info *s);
+/* One line: "search: exhaustive, complete" or "search: bounded ...". */
+void ip_search_print(const ip_search_info *s, FILE *out);
 
 /* ---- reporting ------------------------------------------------------------ */
 

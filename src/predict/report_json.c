@@ -115,6 +115,7 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
                                const ip_predict_opts *o,
                                const char *observed_path)
 {
+    obs = ip_prediction_base(obs, p);
     cJSON *j = cJSON_CreateObject();
     cJSON *conf = cJSON_CreateObject();
     bool ok = j && conf &&
@@ -132,6 +133,10 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
     }
     if (ok && o->boundary == IP_BOUNDARY_RELAXED)
         ok = cJSON_AddStringToObject(j, "assumption", ip_relaxed_assumption);
+    if (ok && p->base)        /* a window's: over the run cut after it */
+        ok = cJSON_AddNumberToObject(j, "window", p->window) &&
+             cJSON_AddNumberToObject(j, "observed_transactions",
+                                     ip_committed_count(obs));
     cJSON_Delete(conf);
     if (ok)
         return j;

@@ -94,9 +94,14 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
                          const ip_predict_opts *o, FILE *out)
 {
     const ip_trace *h = p->history;
+    obs = ip_prediction_base(obs, p);
     fprintf(out, "  %u of %u transactions kept; confirmed: %s satisfied, "
             "ser violated\n", h->n_txns - 1, obs->n_txns - 1,
             ip_level_name(o->model));
+    if (p->base)
+        fprintf(out, "  window %u: the observed run up to its %u-th "
+                "transaction, reads changed only inside the window\n",
+                p->window + 1, ip_committed_count(obs));
     print_changed(obs, p, out);
     print_boundaries(obs, p, o, out);
     if (p->ser_verdict.n_cycles) {
@@ -117,6 +122,7 @@ enum { LABEL_LEN = 96 };
 bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
                              FILE *out)
 {
+    obs = ip_prediction_base(obs, p);
     const ip_cycle *c = p->ser_verdict.n_cycles ? &p->ser_verdict.cycles[0]
                                                 : NULL;
     size_t n = p->n_changed + (c ? c->n_edges : 0);

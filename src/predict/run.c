@@ -1,305 +1,254 @@
 /*
- * run.c - the search loop of ip_predict_run: solve, confirm, refute or
- * block, solve again (see predict.h).
+ * run.c - ip_predict_run: the limits of the run, the choice between the
+ * exhaustive search and bounded rounds, and the predictions kept across
+ * them (predict.h, "Search modes").
  */
-#include "confirm.h"
+#include "run.h"
+#include "extract_internal.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-typedef struct search {
-    const ip_trace *obs;
-    const ip_predict_opts *opts;
-    unsigned want;              /* predictions asked for */
-    double start, deadline;     /* monotonic seconds; deadline 0 = none */
-    ip_prediction *preds;
-    uint32_t n, cap;
-    ip_predict_stats *stats;
-    ip_error *err;
-} search;
+/* The exhaustive formula is built at once below this estimate; above it,
+ * bounded rounds come first (the paper-sized TPC-C shape is ~250 k). */
+#define AUTO_EXHAUSTIVE_LITERALS 1500000ull
+/* Without a memory budget, the exhaustive formula must fit this. */
+#define DEFAULT_FORMULA_BYTES (4ull << 30)
 
-static double now(void)
+static int cmp_u64(const void *a, const void *b)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    const uint64_t *x = a, *y = b;
+    return *x < *y ? -1 : *x > *y;
 }
 
-static void progress(const search *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void progress(const search *s, const char *fmt, ...)
+bool run_signature(const run_state *rs, const ip_trace *base,
+                   const uint32_t *base_txn, const ip_prediction *p,
+                   uint64_t **sig, uint32_t *n)
 {
-    if (!s->opts->progress)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(s->opts->progress, "isopredict: [%7.2fs] ", now() - s->start);
-    vfprintf(s->opts->progress, fmt, ap);
-    fputc('\n', s->opts->progress);
-    fflush(s->opts->progress);
-    va_end(ap);
-}
-
-/* Milliseconds left before `deadline` (0 = no limit); false when none. */
-static bool time_left(double deadline, unsigned *ms)
-{
-    *ms = 0;
-    if (deadline == 0)
-        return true;
-    double left = deadline - now();
-    if (left <= 0.0005)
+    *n = p->n_changed;
+    *sig = malloc(sizeof **sig * ((size_t)p->n_changed + 1));
+    if (!*sig)
         return false;
-    *ms = left * 1000.0 > 4e9 ? 4000000000u : (unsigned)(left * 1000.0) + 1;
+    for (uint32_t i = 0; i < p->n_changed; i++) {
+        const ip_changed_read *c = &p->changed[i];
+        uint32_t e = c->event, w = c->predicted;
+        if (base_txn) {
+            uint32_t op = base->events[e].op, x = base->ops[op].txn;
+            uint32_t ox = base_txn[x];
+            e = rs->ev_of_op[rs->obs->txns[ox].op_first +
+                             (op - base->txns[x].op_first)];
+            w = base_txn[w];
+        }
+        (*sig)[i] = (uint64_t)e << 32 | w;
+    }
+    qsort(*sig, *n, sizeof **sig, cmp_u64);
     return true;
 }
 
-static bool same_assignment(const ip_trace *obs, const ip_assignment *a,
-                            const ip_assignment *b)
+accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
+                       uint32_t n_sig, uint32_t window)
 {
-    return a->boundary && b->boundary &&
-           !memcmp(a->boundary, b->boundary,
-                   obs->n_sessions * sizeof *a->boundary) &&
-           !memcmp(a->writer, b->writer, obs->n_events * sizeof *a->writer);
-}
-
-static bool keep_prediction(search *s, ip_prediction *p)
-{
-    if (s->n == s->cap) {
-        uint32_t cap = s->cap ? 2 * s->cap : 4;
-        ip_prediction *np = realloc(s->preds, cap * sizeof *np);
-        if (!np)
-            return ip_fail(s->err, "prediction: out of memory");
-        s->preds = np;
-        s->cap = cap;
-    }
-    p->seconds = now() - s->start;
-    s->preds[s->n++] = *p;
-    return true;
-}
-
-/* Refute the serial order the ser checker found for p's history. */
-static bool refute(search *s, ip_encoder *enc, const ip_prediction *p)
-{
-    const ip_verdict *v = &p->ser_verdict;
-    uint32_t *order = malloc(((size_t)v->n_order + 1) * sizeof *order);
-    if (!order)
-        return ip_fail(s->err, "prediction: out of memory");
-    for (uint32_t i = 0; i < v->n_order; i++)
-        order[i] = p->map.obs_txn[v->order[i]];
-    bool ok = ip_encoder_refute_order(enc, order, v->n_order, s->err);
-    free(order);
-    s->stats->refuted_orders++;
-    return ok;
-}
-
-/* Refute p's acyclic pco (over its history's txn ids). */
-static bool refute_pco(search *s, ip_encoder *enc, const ip_prediction *p,
-                       const ip_pco *pco)
-{
-    if (pco->n != p->map.n_hist_txns)
-        return ip_fail(s->err, "prediction: pco over %u transactions, history "
-                       "of %u", pco->n, p->map.n_hist_txns);
-    bool ok = ip_encoder_refute_closed(enc, p->map.obs_txn, pco->n, pco->bits,
-                                       pco->words, s->err);
-    s->stats->refuted_pcos++;
-    return ok;
-}
-
-static const char *solve_name(ip_solve_result r)
-{
-    switch (r) {
-    case IP_SOLVE_SAT: return "sat";
-    case IP_SOLVE_UNSAT: return "unsat";
-    case IP_SOLVE_UNKNOWN: return "unknown";
-    case IP_SOLVE_ERROR: break;
-    }
-    return "error";
-}
-
-/* What to do with one model; returns -1 to go on, else the result. */
-static int handle_model(search *s, ip_encoder *enc, ip_encoding kind,
-                        ip_assignment *a, ip_assignment *prev, uint32_t iter)
-{
-    unsigned ms;
-    time_left(s->deadline, &ms);
-    confirm_ctx c = {.obs = s->obs, .model = s->opts->model,
-                     .boundary = s->opts->boundary, .encoding = kind,
-                     .check_timeout_ms = ms && ms < 1000 ? 1000 : ms,
-                     .err = s->err};
-    ip_prediction p;
-    ip_pco pco;
-    confirm_outcome o = ip_confirm(&c, a, &p, &pco);
-    bool ok = true;
-    p.iteration = s->stats->solver_calls;
-    switch (o) {
-    case CONFIRM_OK:
-        progress(s, "candidate %u confirmed: %s satisfied, ser violated, "
-                 "%u changed read(s)", iter, ip_level_name(s->opts->model),
-                 p.n_changed);
-        ip_assignment_free(prev);
-        memset(prev, 0, sizeof *prev);
-        if (!keep_prediction(s, &p)) {
-            ip_prediction_clear(&p);
-            return IP_PREDICT_ERROR;
+    accept_result r = ACCEPT_KEPT;
+    pthread_mutex_lock(&rs->lock);
+    for (uint32_t i = 0; i < rs->n_kept && r == ACCEPT_KEPT; i++)
+        if (rs->kept[i].n_sig == n_sig &&
+            !memcmp(rs->kept[i].sig, sig, n_sig * sizeof *sig))
+            r = ACCEPT_REJECTED;      /* found before, in another window */
+    if (r == ACCEPT_KEPT && rs->n_kept >= rs->want)
+        r = ACCEPT_ENOUGH;            /* another worker was first */
+    if (r == ACCEPT_KEPT && rs->n_kept == rs->cap_kept) {
+        uint32_t cap = rs->cap_kept ? 2 * rs->cap_kept : 4;
+        kept *k = realloc(rs->kept, cap * sizeof *k);
+        if (!k) {
+            ip_fail(rs->err, "prediction: out of memory");
+            rs->failure = IP_PREDICT_ERROR;
+            r = ACCEPT_ERROR;
+        } else {
+            rs->kept = k;
+            rs->cap_kept = cap;
         }
-        if (s->n >= s->want)
-            return IP_PREDICT_FOUND;
-        return ip_encoder_block(enc, &s->preds[s->n - 1].assignment, s->err)
-                   ? -1 : IP_PREDICT_ERROR;
-    case CONFIRM_SERIALIZABLE:
-        progress(s, "candidate %u is serializable; refuting its serial "
-                 "order of %u transactions", iter, p.ser_verdict.n_order);
-        ok = refute(s, enc, &p);
-        break;
-    case CONFIRM_NO_PCO_CYCLE:
-        progress(s, "candidate %u has no pco cycle; refuting its pco over "
-                 "%u transactions", iter, pco.n);
-        ok = refute_pco(s, enc, &p, &pco);
-        ip_pco_free(&pco);
-        break;
-    case CONFIRM_UNKNOWN:
-        ip_prediction_clear(&p);
-        return s->n ? IP_PREDICT_FOUND : IP_PREDICT_UNKNOWN;
-    case CONFIRM_BUG:
-        ip_prediction_clear(&p);
-        return IP_PREDICT_UNCONFIRMED;
-    case CONFIRM_ERROR:
-        ip_prediction_clear(&p);
-        return IP_PREDICT_ERROR;
     }
-    /* refuted: keep the assignment to catch a model coming back */
-    ip_assignment_free(prev);
-    *prev = p.assignment;
-    memset(&p.assignment, 0, sizeof p.assignment);
-    ip_prediction_clear(&p);
-    return ok ? -1 : IP_PREDICT_ERROR;
+    if (r == ACCEPT_KEPT) {
+        p->seconds = guard_now() - rs->start;
+        rs->kept[rs->n_kept++] = (kept){.p = *p, .sig = sig, .n_sig = n_sig,
+                                        .round = rs->round, .window = window};
+        memset(p, 0, sizeof *p);
+        sig = NULL;
+        if (rs->n_kept >= rs->want)
+            r = ACCEPT_ENOUGH;
+    }
+    pthread_mutex_unlock(&rs->lock);
+    if (r == ACCEPT_ENOUGH)
+        guard_done(rs->g);
+    free(sig);
+    ip_prediction_clear(p);
+    return r;
 }
 
-static ip_predict_result solve_loop(search *s, ip_encoder *enc,
-                                    ip_encoding kind, double deadline)
+static accept_result keep_exhaustive(void *ctx, ip_prediction *p)
 {
-    ip_assignment prev = {0};
-    int r = -1;
-    for (uint32_t iter = 1; r < 0; iter++) {
-        unsigned ms;
-        if (!time_left(deadline, &ms)) {
-            progress(s, "time limit reached");
-            r = s->n ? IP_PREDICT_FOUND : IP_PREDICT_UNKNOWN;
-            break;
-        }
-        ip_assignment a = {0};
-        ip_solve_result sr = ip_encoder_solve(enc, ms, &a, s->err);
-        s->stats->solver_calls++;
-        ip_encoder_stats(enc, &s->stats->encode);
-        progress(s, "solve %u (%s): %s, %.2fs in the solver so far", iter,
-                 ip_encoding_name(kind), solve_name(sr),
-                 s->stats->encode.solve_seconds);
-        if (sr != IP_SOLVE_SAT) {
-            ip_assignment_free(&a);
-            r = sr == IP_SOLVE_UNSAT ? (s->n ? IP_PREDICT_FOUND
-                                             : IP_PREDICT_NONE)
-              : sr == IP_SOLVE_UNKNOWN ? (s->n ? IP_PREDICT_FOUND
-                                               : IP_PREDICT_UNKNOWN)
-              : IP_PREDICT_ERROR;
-            break;
-        }
-        if (same_assignment(s->obs, &a, &prev)) {
-            ip_assignment_free(&a);
-            ip_fail(s->err, "the encoder returned a model whose serial "
-                    "order or pco was refuted before (the refutation had no "
-                    "effect)");
-            r = IP_PREDICT_UNCONFIRMED;
-            break;
-        }
-        r = handle_model(s, enc, kind, &a, &prev, iter);
+    run_state *rs = ctx;
+    uint64_t *sig;
+    uint32_t n;
+    if (!run_signature(rs, rs->obs, NULL, p, &sig, &n)) {
+        ip_prediction_clear(p);
+        ip_fail(rs->err, "prediction: out of memory");
+        return ACCEPT_ERROR;
     }
-    ip_assignment_free(&prev);
-    return (ip_predict_result)r;
+    return run_keep(rs, p, sig, n, IP_NONE);
 }
 
-/* Some read must change: a history that only truncates a serializable
- * observed trace is serializable itself. */
-static bool require_change(search *s, ip_encoder *enc)
+static ip_predict_result exhaustive(run_state *rs, ip_search_round *out)
 {
-    const ip_trace *t = s->obs;
+    ip_predict_stats st = {0};
+    problem pb = {.tr = rs->obs, .opts = rs->opts, .g = rs->g,
+                  .progress = rs->opts->progress, .start = rs->start,
+                  .accept = keep_exhaustive, .ctx = rs, .stats = &st,
+                  .err = rs->err};
+    pb.eo = (ip_encode_opts){.model = rs->opts->model,
+                             .boundary = rs->opts->boundary,
+                             .encoding = rs->opts->encoding};
+    memset(out, 0, sizeof *out);
+    out->windows = 1;
+    ip_predict_result r = solve_problem(&pb);
+    rs->stats->solver_calls += st.solver_calls;
+    rs->stats->refuted_orders += st.refuted_orders;
+    rs->stats->refuted_pcos += st.refuted_pcos;
+    rs->stats->encode = st.encode;
+    if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND)
+        out->done = 1;
+    else if (r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g))
+        out->gave_up = 1;
+    if (r == IP_PREDICT_UNKNOWN && guard_why(rs->g) == GUARD_DONE)
+        r = IP_PREDICT_FOUND;
+    return r;
+}
+
+/* Above this, the approximate encoding's semantics (a pco cycle, cubic
+ * to compute) is not checked on the observed trace itself. */
+#define PCO_TXNS 4000
+
+/* When the observed trace is not serializable: is it itself a prediction
+ * (valid under the model, no read changed)? */
+static ip_predict_result observed_itself(run_state *rs)
+{
+    const ip_trace *t = rs->obs;
+    ip_encoding kind = rs->opts->encoding == IP_ENC_EXACT ? IP_ENC_EXACT
+                                                          : IP_ENC_APPROX;
+    if (kind == IP_ENC_APPROX && t->n_txns > PCO_TXNS)
+        return IP_PREDICT_NONE;
     ip_assignment a = {
         .boundary = malloc(sizeof *a.boundary * (t->n_sessions + 1)),
         .writer = malloc(sizeof *a.writer * (t->n_events + 1))};
-    bool ok = a.boundary && a.writer;
-    for (uint32_t x = 0; ok && x < t->n_sessions; x++)
-        a.boundary[x] = IP_NONE;
-    for (uint32_t e = 0; ok && e < t->n_events; e++)
+    if (!a.boundary || !a.writer) {
+        ip_assignment_free(&a);
+        ip_fail(rs->err, "prediction: out of memory");
+        return IP_PREDICT_ERROR;
+    }
+    for (uint32_t s = 0; s < t->n_sessions; s++)
+        a.boundary[s] = IP_NONE;
+    for (uint32_t e = 0; e < t->n_events; e++)
         a.writer[e] = t->events[e].kind == IP_READ ? t->events[e].writer
                                                    : IP_NONE;
-    ok = ok ? ip_encoder_block(enc, &a, s->err)
-            : ip_fail(s->err, "prediction: out of memory");
-    ip_assignment_free(&a);
-    return ok;
+    double left = guard_left(rs->g);
+    confirm_ctx c = {.obs = t, .model = rs->opts->model,
+                     .boundary = rs->opts->boundary, .encoding = kind,
+                     .check_timeout_ms = left > 4e6 ? 0
+                                                    : (unsigned)(left * 1000) + 1,
+                     .err = rs->err};
+    ip_prediction p;
+    ip_pco pco;
+    confirm_outcome o = ip_confirm(&c, &a, &p, &pco);
+    ip_pco_free(&pco);
+    p.window = IP_NONE;
+    if (o == CONFIRM_OK)
+        return keep_exhaustive(rs, &p) == ACCEPT_ERROR ? IP_PREDICT_ERROR
+                                                        : IP_PREDICT_FOUND;
+    ip_prediction_clear(&p);
+    return o == CONFIRM_ERROR ? IP_PREDICT_ERROR : IP_PREDICT_NONE;
 }
 
-/* When the observed trace is serializable (the usual case: the test run
- * passed), two facts make the search loop much shorter: some read must
- * change, and a serial order of the observed trace completes every
- * refuted order - candidates are the observed trace with a few reads
- * changed, so its order tends to fit the transactions a candidate leaves
- * out.  Otherwise neither is claimed. */
-static bool use_observed_order(search *s, ip_encoder *enc)
+/* Bounded rounds, widening while time lasts: window 32, staleness 2,
+ * doubling both, until a window covers the trace.  Each window gets a
+ * time share that doubles too, so no single window holds a round up. */
+static ip_predict_result widening(run_state *rs, ip_search_info *si)
 {
-    unsigned ms;
-    time_left(s->deadline, &ms);
-    ip_check_opts co = {.timeout_ms = ms, .max_cycles = 1};
-    ip_verdict v;
-    ip_check_result r = ip_check(s->obs, IP_LVL_SER, &co, &v, s->err);
-    if (r == IP_CHECK_ERROR)
-        return false;
-    bool ok = true;
-    if (r == IP_CHECK_OK) {
-        ok = require_change(s, enc) &&
-             ip_encoder_set_fill(enc, v.order, v.n_order, s->err);
-        progress(s, "observed trace is serializable: some read must change, "
-                 "and its serial order completes refuted orders");
-    } else {
-        progress(s, "observed trace is %s: predictions may leave every read "
-                 "unchanged", r == IP_CHECK_VIOLATION
-                                  ? "not serializable"
-                                  : "of unknown serializability");
+    ip_predict_result r = IP_PREDICT_NONE;
+    double share = 2.0;
+    for (uint32_t w = 32, k = 2; w < rs->n_order && !guard_stopped(rs->g) &&
+                                 si->n_rounds + 1 < IP_MAX_ROUNDS;
+         w *= 2, k *= 2, share *= 2) {
+        rs->round = si->n_rounds;
+        r = run_round(rs, w, k, share, &si->rounds[si->n_rounds++]);
+        if (r != IP_PREDICT_NONE)
+            break;
     }
-    ip_verdict_free(&v);
-    return ok;
-}
-
-static ip_predict_result search_with(search *s, ip_encoding kind,
-                                     double deadline)
-{
-    ip_encode_opts eo = {.model = s->opts->model,
-                         .boundary = s->opts->boundary, .encoding = kind};
-    progress(s, "encoding: %s, %s boundary, %s encoding",
-             ip_level_name(eo.model), ip_boundary_name(eo.boundary),
-             ip_encoding_name(kind));
-    ip_encoder *enc = ip_encoder_new(s->obs, &eo, s->err);
-    if (!enc)
-        return IP_PREDICT_ERROR;
-    ip_encoder_stats(enc, &s->stats->encode);
-    const ip_encode_stats *es = &s->stats->encode;
-    progress(s, "formula: %u transactions, %u free reads, %u candidate "
-             "writers, %llu literals, generated in %.2fs", es->txns,
-             es->free_reads, es->candidates,
-             (unsigned long long)es->literals, es->gen_seconds);
-    if (!use_observed_order(s, enc)) {
-        ip_encoder_free(enc);
-        return IP_PREDICT_ERROR;
-    }
-    /* what an earlier encoder found is not to be found again */
-    for (uint32_t i = 0; i < s->n; i++)
-        if (!ip_encoder_block(enc, &s->preds[i].assignment, s->err)) {
-            ip_encoder_free(enc);
-            return IP_PREDICT_ERROR;
-        }
-    ip_predict_result r = solve_loop(s, enc, kind, deadline);
-    ip_encoder_free(enc);
     return r;
+}
+
+static bool fits(const run_state *rs, const ip_encode_estimate *est)
+{
+    uint64_t budget = rs->opts->max_memory ? rs->opts->max_memory
+                                           : DEFAULT_FORMULA_BYTES;
+    return est->bytes <= budget;
+}
+
+static ip_predict_result search(run_state *rs, ip_search_info *si)
+{
+    const ip_predict_opts *o = rs->opts;
+    bool serializable = false;
+    if (!run_observed_order(rs, &serializable))
+        return IP_PREDICT_ERROR;
+    si->txns = rs->n_order;
+    ip_encode_opts eo = {.model = o->model, .boundary = o->boundary,
+                         .encoding = o->encoding};
+    if (!ip_encoder_estimate(rs->obs, &eo, &si->estimate, rs->err))
+        return IP_PREDICT_ERROR;
+    bool bounded = o->search == IP_SEARCH_BOUNDED ||
+                   (o->search == IP_SEARCH_AUTO &&
+                    (si->estimate.literals > AUTO_EXHAUSTIVE_LITERALS ||
+                     !fits(rs, &si->estimate)));
+    if (bounded && !rs->has_order)
+        bounded = false;      /* hb is cyclic: no order to cut windows from */
+    if (bounded && !serializable) {
+        /* windows exclude it (reads keep their writers only before the
+         * window), so look at the observed trace itself first */
+        ip_predict_result r = observed_itself(rs);
+        if (r != IP_PREDICT_NONE && (r != IP_PREDICT_FOUND ||
+                                     rs->n_kept >= rs->want))
+            return r;
+    }
+    ip_predict_result r = IP_PREDICT_NONE;
+    if (o->search == IP_SEARCH_BOUNDED) {
+        rs->round = 0;
+        si->n_rounds = 1;
+        return run_round(rs, o->window, o->staleness, 0, &si->rounds[0]);
+    }
+    if (bounded) {
+        r = widening(rs, si);
+        if (r != IP_PREDICT_NONE)
+            return r;
+    }
+    if (!fits(rs, &si->estimate)) {
+        si->skipped = "its formula would exceed the memory budget";
+        return IP_PREDICT_UNKNOWN;
+    }
+    if (guard_stopped(rs->g))
+        return IP_PREDICT_UNKNOWN;
+    rs->round = si->n_rounds;
+    r = exhaustive(rs, &si->rounds[si->n_rounds++]);
+    si->complete = r == IP_PREDICT_NONE;
+    return r;
+}
+
+static int by_round_window(const void *a, const void *b)
+{
+    const kept *x = a, *y = b;
+    if (x->round != y->round)
+        return x->round < y->round ? -1 : 1;
+    if (x->window != y->window)
+        return x->window < y->window ? -1 : 1;
+    return (x->p.seconds > y->p.seconds) - (x->p.seconds < y->p.seconds);
 }
 
 ip_predict_result ip_predict_run(const ip_trace *obs,
@@ -308,12 +257,14 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                                  ip_predict_stats *stats, ip_error *err)
 {
     ip_predict_stats local;
-    search s = {.obs = obs, .opts = opts, .start = now(),
-                .want = opts->max_predictions ? opts->max_predictions : 1,
-                .stats = stats ? stats : &local, .err = err};
-    memset(s.stats, 0, sizeof *s.stats);
-    if (opts->timeout_ms)
-        s.deadline = s.start + opts->timeout_ms / 1000.0;
+    run_state rs = {.obs = obs, .opts = opts, .start = guard_now(),
+                    .want = opts->max_predictions ? opts->max_predictions : 1,
+                    .stats = stats ? stats : &local, .err = err,
+                    .failure = IP_PREDICT_NONE};
+    memset(rs.stats, 0, sizeof *rs.stats);
+    ip_search_info *si = &rs.stats->search;
+    si->shard = opts->shards > 1 ? opts->shard : 0;
+    si->shards = opts->shards > 1 ? opts->shards : 0;
     *out = NULL;
     *n = 0;
     if (opts->model != IP_LVL_CAUSAL && opts->model != IP_LVL_RC) {
@@ -321,14 +272,60 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                 ip_level_name(opts->model));
         return IP_PREDICT_ERROR;
     }
-    ip_predict_result r = search_with(&s, opts->encoding, s.deadline);
-    s.stats->seconds = now() - s.start;
-    progress(&s, "done: %u prediction(s), %u solver call(s), %u refuted "
-             "serial order(s), %u refuted pco(s)", s.n, s.stats->solver_calls,
-             s.stats->refuted_orders, s.stats->refuted_pcos);
-    if (r == IP_PREDICT_NONE && s.n)
+    if (opts->shards > 1 && opts->shard >= opts->shards) {
+        ip_fail(err, "prediction: shard %u of %u does not exist",
+                opts->shard + 1, opts->shards);
+        return IP_PREDICT_ERROR;
+    }
+    double deadline = opts->timeout_ms ? rs.start + opts->timeout_ms / 1000.0
+                                       : 0;
+    ip_encode_set_memory_limit(opts->max_memory);
+    rs.g = guard_start(deadline, opts->max_memory, opts->interrupt,
+                       opts->progress, err);
+    rs.ev_of_op = ip_events_of_ops(obs);
+    if (!rs.g || !rs.ev_of_op || pthread_mutex_init(&rs.lock, NULL) != 0) {
+        guard_finish(rs.g);
+        free(rs.ev_of_op);
+        if (rs.g)
+            ip_fail(err, "prediction: out of memory");
+        return IP_PREDICT_ERROR;
+    }
+    ip_predict_result r = search(&rs, si);
+    guard_reason why = guard_why(rs.g);
+    si->stopped = why == GUARD_DONE || why == GUARD_RUNNING
+                      ? NULL : guard_reason_name(why);
+    si->peak_bytes = guard_peak(rs.g);
+    guard_finish(rs.g);
+    if (r == IP_PREDICT_UNKNOWN && why == GUARD_DONE && rs.n_kept)
         r = IP_PREDICT_FOUND;
-    *out = s.preds;
-    *n = s.n;
+    if (r == IP_PREDICT_NONE && rs.n_kept)
+        r = IP_PREDICT_FOUND;
+    rs.stats->seconds = guard_now() - rs.start;
+    qsort(rs.kept, rs.n_kept, sizeof *rs.kept, by_round_window);
+    ip_prediction *preds = calloc((size_t)rs.n_kept + 1, sizeof *preds);
+    for (uint32_t i = 0; i < rs.n_kept; i++) {
+        if (preds)
+            preds[i] = rs.kept[i].p;
+        else
+            ip_prediction_clear(&rs.kept[i].p);
+        free(rs.kept[i].sig);
+    }
+    free(rs.kept);
+    free(rs.pos);
+    free(rs.order);
+    free(rs.ev_of_op);
+    pthread_mutex_destroy(&rs.lock);
+    if (!preds) {
+        ip_fail(err, "prediction: out of memory");
+        return IP_PREDICT_ERROR;
+    }
+    *out = preds;
+    *n = rs.n_kept;
+    if (opts->progress)
+        fprintf(opts->progress, "isopredict: [%7.2fs] done: %u prediction(s), "
+                "%u solver call(s), %u refuted serial order(s), %u refuted "
+                "pco(s)\n", rs.stats->seconds, rs.n_kept,
+                rs.stats->solver_calls, rs.stats->refuted_orders,
+                rs.stats->refuted_pcos);
     return r;
 }

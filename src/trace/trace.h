@@ -256,6 +256,19 @@ void ip_builder_set_initial_value(ip_builder *b, const char *value);
  * matching zero or several writes, and in strict mode every anomaly. */
 ip_trace *ip_builder_finish(ip_builder *b, ip_error *err);
 
+/* ---- sub-traces ----------------------------------------------------------- */
+
+/* The committed transactions x with keep[x] set (n_txns entries; txn 0 is
+ * always there), in their sessions and order, each with all its ops.  A
+ * read whose writer is not kept reads from the initial transaction (its
+ * value kept): the state before the kept transactions is folded into the
+ * initial one.  Sessions without a kept transaction are left out.  Ids
+ * follow the trace's order; with map_txn, *map_txn (malloc'ed, n_txns of
+ * the sub-trace entries) gives each sub-trace txn's id in t.  NULL with
+ * err set on OOM. */
+ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
+                         uint32_t **map_txn, ip_error *err);
+
 /* ---- formats -------------------------------------------------------------- */
 
 typedef enum {

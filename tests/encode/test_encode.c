@@ -12,10 +12,10 @@
 #endif
 
 static const ip_encode_opts CONFIGS[4] = {
-    { IP_LVL_CAUSAL, IP_BOUNDARY_STRICT, IP_ENC_APPROX_RANK },
-    { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_APPROX_RANK },
-    { IP_LVL_RC, IP_BOUNDARY_STRICT, IP_ENC_APPROX_RANK },
-    { IP_LVL_RC, IP_BOUNDARY_RELAXED, IP_ENC_APPROX_RANK },
+    { .model = IP_LVL_CAUSAL, .boundary = IP_BOUNDARY_STRICT, .encoding = IP_ENC_APPROX_RANK },
+    { .model = IP_LVL_CAUSAL, .boundary = IP_BOUNDARY_RELAXED, .encoding = IP_ENC_APPROX_RANK },
+    { .model = IP_LVL_RC, .boundary = IP_BOUNDARY_STRICT, .encoding = IP_ENC_APPROX_RANK },
+    { .model = IP_LVL_RC, .boundary = IP_BOUNDARY_RELAXED, .encoding = IP_ENC_APPROX_RANK },
 };
 
 /* tests/corpus/README.md: causal strict, causal relaxed, rc strict, rc
@@ -128,7 +128,7 @@ static ip_trace *build(const step *steps, size_t n)
 static ip_solve_result predict(const ip_trace *t, ip_level m, ip_boundary bd,
                                ip_encoding enc)
 {
-    ip_encode_opts o = { m, bd, enc };
+    ip_encode_opts o = { .model = m, .boundary = bd, .encoding = enc };
     ip_assignment a = { 0 };
     ip_solve_result r = ec_predict(t, &o, NULL, &a);
     ip_assignment_free(&a);
@@ -222,8 +222,9 @@ static void test_block(void)
 {
     uint32_t n;
     bool zero;
-    ip_encode_opts o = { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED,
-                         IP_ENC_APPROX_RANK };
+    ip_encode_opts o = { .model = IP_LVL_CAUSAL,
+                         .boundary = IP_BOUNDARY_RELAXED,
+                         .encoding = IP_ENC_APPROX_RANK };
     enumerate("simple_causal_2s3t.txt", o, &n, &zero);
     CU_ASSERT(n >= 1);
     CU_ASSERT(zero);
@@ -267,7 +268,7 @@ static void test_fill(void)
     uint32_t *order = ec_serial_order(t, t, &n_order);
     CU_ASSERT_PTR_NOT_NULL_FATAL(order);
     ip_error err = {{0}};
-    ip_encode_opts o = { IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED, IP_ENC_EXACT };
+    ip_encode_opts o = { .model = IP_LVL_CAUSAL, .boundary = IP_BOUNDARY_RELAXED, .encoding = IP_ENC_EXACT };
     for (int fill = 0; fill < 2; fill++) {
         ip_encoder *e = ip_encoder_new(t, &o, &err);
         CU_ASSERT_PTR_NOT_NULL_FATAL(e);
@@ -320,7 +321,7 @@ static void test_bad_options(void)
     ip_trace *t = build(DEPOSIT, 4);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     ip_error err = {{0}};
-    ip_encode_opts o = { IP_LVL_SER, IP_BOUNDARY_STRICT, IP_ENC_APPROX_RANK };
+    ip_encode_opts o = { .model = IP_LVL_SER, .boundary = IP_BOUNDARY_STRICT, .encoding = IP_ENC_APPROX_RANK };
     CU_ASSERT_PTR_NULL(ip_encoder_new(t, &o, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "causal or rc"));
     o.model = IP_LVL_CAUSAL;

@@ -1,0 +1,63 @@
+/*
+ * guard.h - the limits of one prediction run (internal to the predict
+ * module): time, memory and interruption, in every phase.
+ *
+ * A watchdog thread polls every 10 ms.  At the deadline, when the
+ * process's resident memory reaches the budget, or when the caller's
+ * interrupt flag is raised, it raises the stop flag (which the encoder's
+ * generation loops and the search loops check) and interrupts the Z3
+ * calls of every registered encoder.  Cooperative stopping normally ends
+ * the run within milliseconds; as a last resort, a run still going 1.5 s
+ * after the stop, or whose memory passes 1.25 times the budget, is ended
+ * with exit status 3 and one line naming the limit - never the kernel's
+ * OOM killer, never a hang.
+ *
+ * guard_done raises the stop flag without a limit (enough predictions were
+ * found): workers stop, the run reports what it has.
+ *
+ * Ownership: guard_start returns a guard owned by the caller
+ * (guard_finish joins the thread and frees it).  Registered encoders are
+ * borrowed and must be unregistered before they are freed.
+ */
+#ifndef ISOPREDICT_GUARD_H
+#define ISOPREDICT_GUARD_H
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include "encode.h"
+
+typedef enum {
+    GUARD_RUNNING = 0,
+    GUARD_DONE,               /* stopped by guard_done: not a limit */
+    GUARD_TIME,
+    GUARD_MEMORY,
+    GUARD_INTERRUPT
+} guard_reason;
+
+typedef struct guard guard;
+
+/* deadline: monotonic seconds (guard_now), 0 = none; max_memory: bytes of
+ * resident memory, 0 = none; interrupt: raised by the caller (SIGINT),
+ * may be NULL; msg: where the last-resort line goes. */
+guard *guard_start(double deadline, uint64_t max_memory,
+                   const atomic_bool *interrupt, FILE *msg, ip_error *err);
+void guard_finish(guard *g);
+
+double guard_now(void);
+const atomic_bool *guard_flag(const guard *g);
+bool guard_stopped(const guard *g);
+guard_reason guard_why(const guard *g);
+void guard_done(guard *g);
+/* Highest resident memory seen, bytes. */
+uint64_t guard_peak(const guard *g);
+/* Seconds left before the deadline (a large number without one). */
+double guard_left(const guard *g);
+
+/* false when the registry is full (more than 64 live encoders). */
+bool guard_register(guard *g, ip_encoder *e);
+void guard_unregister(guard *g, ip_encoder *e);
+
+/* "time limit", "memory limit", "interrupted", "" */
+const char *guard_reason_name(guard_reason r);
+
+#endif

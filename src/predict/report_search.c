@@ -1,0 +1,75 @@
+/* report_search.c - what a search covered, in words and as JSON. */
+#include "predict.h"
+
+#include <cjson/cJSON.h>
+
+static bool exhaustive_round(const ip_search_round *r)
+{
+    return r->window == 0 && r->staleness == 0;
+}
+
+void *ip_search_to_cjson(const ip_search_info *s)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON *rounds = cJSON_AddArrayToObject(j, "rounds");
+    bool bounded = false;
+    for (uint32_t i = 0; rounds && i < s->n_rounds; i++) {
+        const ip_search_round *r = &s->rounds[i];
+        cJSON *o = cJSON_CreateObject();
+        bounded |= !exhaustive_round(r);
+        if (!o || !cJSON_AddItemToArray(rounds, o))
+            break;
+        cJSON_AddStringToObject(o, "kind", exhaustive_round(r) ? "exhaustive"
+                                                               : "bounded");
+        cJSON_AddNumberToObject(o, "window", r->window);
+        cJSON_AddNumberToObject(o, "staleness", r->staleness);
+        cJSON_AddNumberToObject(o, "windows", r->windows);
+        cJSON_AddNumberToObject(o, "searched", r->done);
+        cJSON_AddNumberToObject(o, "gave_up", r->gave_up);
+    }
+    cJSON_AddStringToObject(j, "mode", bounded ? "bounded" : "exhaustive");
+    cJSON_AddBoolToObject(j, "complete", s->complete);
+    cJSON_AddNumberToObject(j, "transactions", s->txns);
+    if (s->shards) {
+        cJSON_AddNumberToObject(j, "shard", s->shard + 1);
+        cJSON_AddNumberToObject(j, "shards", s->shards);
+    }
+    if (s->stopped)
+        cJSON_AddStringToObject(j, "stopped", s->stopped);
+    else
+        cJSON_AddNullToObject(j, "stopped");
+    if (s->skipped)
+        cJSON_AddStringToObject(j, "exhaustive_skipped", s->skipped);
+    cJSON_AddNumberToObject(j, "estimated_literals",
+                            (double)s->estimate.literals);
+    cJSON_AddNumberToObject(j, "estimated_bytes", (double)s->estimate.bytes);
+    cJSON_AddNumberToObject(j, "peak_bytes", (double)s->peak_bytes);
+    return j;
+}
+
+void ip_search_print(const ip_search_info *s, FILE *out)
+{
+    if (s->complete) {
+        fprintf(out, "search: exhaustive, complete\n");
+        return;
+    }
+    fprintf(out, "search: not complete");
+    for (uint32_t i = 0; i < s->n_rounds; i++) {
+        const ip_search_round *r = &s->rounds[i];
+        if (exhaustive_round(r))
+            fprintf(out, "%s exhaustive search %s", i ? ";" : ":",
+                    r->done ? "finished" : "did not finish");
+        else
+            fprintf(out, "%s windows of %u transactions, staleness %u: "
+                    "%u of %u searched%s", i ? ";" : ":",
+                    r->window ? r->window : s->txns, r->staleness, r->done,
+                    r->windows, r->gave_up ? " (some ran out of time)" : "");
+    }
+    if (s->shards)
+        fprintf(out, " (shard %u of %u)", s->shard + 1, s->shards);
+    if (s->stopped)
+        fprintf(out, "; stopped: %s", s->stopped);
+    if (s->skipped)
+        fprintf(out, "; exhaustive search skipped: %s", s->skipped);
+    fputc('\n', out);
+}

@@ -1,0 +1,64 @@
+/*
+ * run.h - the state one prediction run shares between its searches and
+ * worker threads (internal to the predict module): the observed order,
+ * the confirmed predictions so far (deduplicated by their changed reads),
+ * the counters.  Everything mutable is behind `lock`.
+ */
+#ifndef ISOPREDICT_RUN_H
+#define ISOPREDICT_RUN_H
+
+#include <pthread.h>
+#include "search.h"
+
+typedef struct kept {
+    ip_prediction p;
+    uint64_t *sig;            /* sorted (observed event << 32 | observed
+                                 predicted writer) of its changed reads */
+    uint32_t n_sig;
+    uint32_t round, window;   /* for a stable report order */
+} kept;
+
+typedef struct run_state {
+    const ip_trace *obs;
+    const ip_predict_opts *opts;
+    guard *g;
+    double start;
+    unsigned want;
+    /* observed order: pos[t] 1-based for committed txns, 0 for txn 0,
+     * IP_NONE for aborted ones; order[i] the txn at position i + 1 */
+    uint32_t *pos, *order;
+    uint32_t n_order;
+    bool has_order;
+    uint32_t *ev_of_op;       /* of obs */
+    uint32_t round;           /* current round index */
+
+    pthread_mutex_t lock;     /* guards everything below */
+    kept *kept;
+    uint32_t n_kept, cap_kept;
+    ip_predict_stats *stats;
+    ip_predict_result failure; /* first ERROR/UNCONFIRMED of a worker */
+    ip_error *err;
+} run_state;
+
+/* Keep p (ownership moves) unless a kept prediction has the same changed
+ * reads.  sig: its signature (ownership moves too).  Thread-safe. */
+accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
+                       uint32_t n_sig, uint32_t window);
+
+/* Signature of a prediction over `base` whose txns map to the observed
+ * trace through base_txn (NULL: base is the observed trace). */
+bool run_signature(const run_state *rs, const ip_trace *base,
+                   const uint32_t *base_txn, const ip_prediction *p,
+                   uint64_t **sig, uint32_t *n);
+
+/* The observed order (window.c): a serial order of the observed trace,
+ * else a topological order of so and wr; has_order false when hb is
+ * cyclic.  `serializable` tells which. */
+bool run_observed_order(run_state *rs, bool *serializable);
+
+/* One bounded round over all windows of this shard (window.c). */
+ip_predict_result run_round(run_state *rs, uint32_t window,
+                            uint32_t staleness, double window_seconds,
+                            ip_search_round *out);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * search.h - one search problem and the loop that solves it (internal to
+ * the predict module; predict.h describes the loop).
+ *
+ * A problem is a trace to encode with its encoder options.  The loop
+ * solves, confirms each model on that trace, refutes what disqualifies it
+ * and hands every confirmed candidate to the problem's accept function:
+ * the exhaustive search keeps it as it is; a window lifts it to the cut
+ * observed trace and confirms it again there (window.c).
+ */
+#ifndef ISOPREDICT_SEARCH_H
+#define ISOPREDICT_SEARCH_H
+
+#include "confirm.h"
+#include "guard.h"
+
+typedef enum {
+    ACCEPT_KEPT,              /* kept: block it and look for more */
+    ACCEPT_REJECTED,          /* not a prediction after all: block it */
+    ACCEPT_ENOUGH,            /* kept, and no more are wanted */
+    ACCEPT_ERROR              /* err set */
+} accept_result;
+
+typedef struct problem {
+    const ip_trace *tr;       /* what is encoded (borrowed) */
+    ip_encode_opts eo;
+    const ip_predict_opts *opts;
+    guard *g;
+    double deadline;          /* this problem's own limit, 0 = none */
+    FILE *progress;           /* NULL: quiet */
+    double start;             /* of the whole run, for progress lines */
+    /* takes ownership of *p whatever it returns */
+    accept_result (*accept)(void *ctx, ip_prediction *p);
+    void *ctx;
+    ip_predict_stats *stats;  /* counters are added to */
+    ip_error *err;
+} problem;
+
+/* NONE: the problem has no (more) prediction; FOUND: accept said
+ * ENOUGH; UNKNOWN: its time, the guard or the solver stopped it. */
+ip_predict_result solve_problem(problem *pb);
+
+#endif

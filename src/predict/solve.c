@@ -1,0 +1,278 @@
+/*
+ * solve.c - the search loop of one problem: solve, confirm, refute or
+ * accept, solve again (search.h, predict.h).
+ */
+#include "search.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void progress(const problem *pb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void progress(const problem *pb, const char *fmt, ...)
+{
+    if (!pb->progress)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(pb->progress, "isopredict: [%7.2fs] ", guard_now() - pb->start);
+    vfprintf(pb->progress, fmt, ap);
+    fputc('\n', pb->progress);
+    fflush(pb->progress);
+    va_end(ap);
+}
+
+/* Milliseconds left for this problem (its own limit and the run's); false
+ * when none is left or the guard stopped the run. */
+static bool time_left(const problem *pb, unsigned *ms)
+{
+    *ms = 0;
+    if (guard_stopped(pb->g))
+        return false;
+    double left = guard_left(pb->g);
+    if (pb->deadline > 0 && pb->deadline - guard_now() < left)
+        left = pb->deadline - guard_now();
+    if (left <= 0.0005)
+        return false;
+    *ms = left * 1000.0 > 4e9 ? 4000000000u : (unsigned)(left * 1000.0) + 1;
+    return true;
+}
+
+static bool same_assignment(const ip_trace *t, const ip_assignment *a,
+                            const ip_assignment *b)
+{
+    return a->boundary && b->boundary &&
+           !memcmp(a->boundary, b->boundary,
+                   t->n_sessions * sizeof *a->boundary) &&
+           !memcmp(a->writer, b->writer, t->n_events * sizeof *a->writer);
+}
+
+/* Refute the serial order the ser checker found for p's history. */
+static bool refute_order(problem *pb, ip_encoder *enc, const ip_prediction *p)
+{
+    const ip_verdict *v = &p->ser_verdict;
+    uint32_t *order = malloc(((size_t)v->n_order + 1) * sizeof *order);
+    if (!order)
+        return ip_fail(pb->err, "prediction: out of memory");
+    for (uint32_t i = 0; i < v->n_order; i++)
+        order[i] = p->map.obs_txn[v->order[i]];
+    bool ok = ip_encoder_refute_order(enc, order, v->n_order, pb->err);
+    free(order);
+    pb->stats->refuted_orders++;
+    return ok;
+}
+
+/* Refute p's acyclic pco (over its history's txn ids). */
+static bool refute_pco(problem *pb, ip_encoder *enc, const ip_prediction *p,
+                       const ip_pco *pco)
+{
+    if (pco->n != p->map.n_hist_txns)
+        return ip_fail(pb->err, "prediction: pco over %u transactions, "
+                       "history of %u", pco->n, p->map.n_hist_txns);
+    bool ok = ip_encoder_refute_closed(enc, p->map.obs_txn, pco->n, pco->bits,
+                                       pco->words, pb->err);
+    pb->stats->refuted_pcos++;
+    return ok;
+}
+
+static const char *solve_name(ip_solve_result r)
+{
+    switch (r) {
+    case IP_SOLVE_SAT: return "sat";
+    case IP_SOLVE_UNSAT: return "unsat";
+    case IP_SOLVE_UNKNOWN: return "unknown";
+    case IP_SOLVE_ERROR: break;
+    }
+    return "error";
+}
+
+/* A confirmed candidate: block its changed reads, then hand it over. */
+static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
+                        uint32_t iter)
+{
+    progress(pb, "candidate %u confirmed: %s satisfied, ser violated, "
+             "%u changed read(s)", iter, ip_level_name(pb->eo.model),
+             p->n_changed);
+    if (!ip_encoder_block(enc, &p->assignment, pb->err)) {
+        ip_prediction_clear(p);
+        return IP_PREDICT_ERROR;
+    }
+    switch (pb->accept(pb->ctx, p)) {
+    case ACCEPT_KEPT:
+    case ACCEPT_REJECTED: return -1;
+    case ACCEPT_ENOUGH: return IP_PREDICT_FOUND;
+    case ACCEPT_ERROR: break;
+    }
+    return IP_PREDICT_ERROR;
+}
+
+/* What to do with one model; returns -1 to go on, else the result. */
+static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
+                        ip_assignment *prev, uint32_t iter)
+{
+    unsigned ms;
+    time_left(pb, &ms);
+    confirm_ctx c = {.obs = pb->tr, .model = pb->eo.model,
+                     .boundary = pb->eo.boundary, .encoding = pb->eo.encoding,
+                     .check_timeout_ms = ms && ms < 1000 ? 1000 : ms,
+                     .err = pb->err};
+    ip_prediction p;
+    ip_pco pco;
+    confirm_outcome o = ip_confirm(&c, a, &p, &pco);
+    bool ok = true;
+    p.iteration = pb->stats->solver_calls;
+    p.window = IP_NONE;
+    switch (o) {
+    case CONFIRM_OK:
+        ip_assignment_free(prev);
+        memset(prev, 0, sizeof *prev);
+        return accept_model(pb, enc, &p, iter);
+    case CONFIRM_SERIALIZABLE:
+        progress(pb, "candidate %u is serializable; refuting its serial "
+                 "order of %u transactions", iter, p.ser_verdict.n_order);
+        ok = refute_order(pb, enc, &p);
+        break;
+    case CONFIRM_NO_PCO_CYCLE:
+        progress(pb, "candidate %u has no pco cycle; refuting its pco over "
+                 "%u transactions", iter, pco.n);
+        ok = refute_pco(pb, enc, &p, &pco);
+        ip_pco_free(&pco);
+        break;
+    case CONFIRM_UNKNOWN:
+        ip_prediction_clear(&p);
+        return IP_PREDICT_UNKNOWN;
+    case CONFIRM_BUG:
+        ip_prediction_clear(&p);
+        return IP_PREDICT_UNCONFIRMED;
+    case CONFIRM_ERROR:
+        ip_prediction_clear(&p);
+        return IP_PREDICT_ERROR;
+    }
+    /* refuted: keep the assignment to catch a model coming back */
+    ip_assignment_free(prev);
+    *prev = p.assignment;
+    memset(&p.assignment, 0, sizeof p.assignment);
+    ip_prediction_clear(&p);
+    return ok ? -1 : IP_PREDICT_ERROR;
+}
+
+static ip_predict_result solve_loop(problem *pb, ip_encoder *enc)
+{
+    ip_assignment prev = {0};
+    int r = -1;
+    for (uint32_t iter = 1; r < 0; iter++) {
+        unsigned ms;
+        if (!time_left(pb, &ms)) {
+            progress(pb, "time limit reached");
+            r = IP_PREDICT_UNKNOWN;
+            break;
+        }
+        ip_assignment a = {0};
+        ip_solve_result sr = ip_encoder_solve(enc, ms, &a, pb->err);
+        pb->stats->solver_calls++;
+        ip_encoder_stats(enc, &pb->stats->encode);
+        progress(pb, "solve %u (%s): %s, %.2fs in the solver so far", iter,
+                 ip_encoding_name(pb->eo.encoding), solve_name(sr),
+                 pb->stats->encode.solve_seconds);
+        if (sr != IP_SOLVE_SAT) {
+            ip_assignment_free(&a);
+            r = sr == IP_SOLVE_UNSAT ? IP_PREDICT_NONE
+              : sr == IP_SOLVE_UNKNOWN || guard_stopped(pb->g)
+                  ? IP_PREDICT_UNKNOWN : IP_PREDICT_ERROR;
+            break;
+        }
+        if (same_assignment(pb->tr, &a, &prev)) {
+            ip_assignment_free(&a);
+            ip_fail(pb->err, "the encoder returned a model whose serial "
+                    "order or pco was refuted before (the refutation had no "
+                    "effect)");
+            r = IP_PREDICT_UNCONFIRMED;
+            break;
+        }
+        r = handle_model(pb, enc, &a, &prev, iter);
+    }
+    ip_assignment_free(&prev);
+    return (ip_predict_result)r;
+}
+
+/* Some read must change: a history that only truncates a serializable
+ * observed trace is serializable itself. */
+static bool require_change(problem *pb, ip_encoder *enc)
+{
+    const ip_trace *t = pb->tr;
+    ip_assignment a = {
+        .boundary = malloc(sizeof *a.boundary * (t->n_sessions + 1)),
+        .writer = malloc(sizeof *a.writer * (t->n_events + 1))};
+    bool ok = a.boundary && a.writer;
+    for (uint32_t x = 0; ok && x < t->n_sessions; x++)
+        a.boundary[x] = IP_NONE;
+    for (uint32_t e = 0; ok && e < t->n_events; e++)
+        a.writer[e] = t->events[e].kind == IP_READ ? t->events[e].writer
+                                                   : IP_NONE;
+    ok = ok ? ip_encoder_block(enc, &a, pb->err)
+            : ip_fail(pb->err, "prediction: out of memory");
+    ip_assignment_free(&a);
+    return ok;
+}
+
+/* When the observed trace is serializable (the usual case: the test run
+ * passed), two facts make the search loop much shorter: some read must
+ * change, and a serial order of the observed trace completes every
+ * refuted order - candidates are the observed trace with a few reads
+ * changed, so its order tends to fit the transactions a candidate leaves
+ * out.  Otherwise neither is claimed. */
+static bool use_observed_order(problem *pb, ip_encoder *enc)
+{
+    unsigned ms;
+    time_left(pb, &ms);
+    ip_check_opts co = {.timeout_ms = ms, .max_cycles = 1};
+    ip_verdict v;
+    ip_check_result r = ip_check(pb->tr, IP_LVL_SER, &co, &v, pb->err);
+    if (r == IP_CHECK_ERROR)
+        return false;
+    bool ok = true;
+    if (r == IP_CHECK_OK) {
+        ok = require_change(pb, enc) &&
+             ip_encoder_set_fill(enc, v.order, v.n_order, pb->err);
+        progress(pb, "observed trace is serializable: some read must change, "
+                 "and its serial order completes refuted orders");
+    } else {
+        progress(pb, "observed trace is %s: predictions may leave every read "
+                 "unchanged", r == IP_CHECK_VIOLATION
+                                  ? "not serializable"
+                                  : "of unknown serializability");
+    }
+    ip_verdict_free(&v);
+    return ok;
+}
+
+ip_predict_result solve_problem(problem *pb)
+{
+    progress(pb, "encoding: %s, %s boundary, %s encoding%s",
+             ip_level_name(pb->eo.model), ip_boundary_name(pb->eo.boundary),
+             ip_encoding_name(pb->eo.encoding),
+             pb->eo.staleness ? ", staleness bound" : "");
+    pb->eo.stop = guard_flag(pb->g);
+    ip_encoder *enc = ip_encoder_new(pb->tr, &pb->eo, pb->err);
+    if (!enc)
+        return guard_stopped(pb->g) ? IP_PREDICT_UNKNOWN : IP_PREDICT_ERROR;
+    if (!guard_register(pb->g, enc)) {
+        ip_encoder_free(enc);
+        ip_fail(pb->err, "prediction: too many encoders at once");
+        return IP_PREDICT_ERROR;
+    }
+    ip_encoder_stats(enc, &pb->stats->encode);
+    const ip_encode_stats *es = &pb->stats->encode;
+    progress(pb, "formula: %u transactions, %u free reads, %u candidate "
+             "writers, %llu literals, generated in %.2fs", es->txns,
+             es->free_reads, es->candidates,
+             (unsigned long long)es->literals, es->gen_seconds);
+    ip_predict_result r = use_observed_order(pb, enc) ? solve_loop(pb, enc)
+                                                      : IP_PREDICT_ERROR;
+    if (r == IP_PREDICT_ERROR && guard_stopped(pb->g))
+        r = IP_PREDICT_UNKNOWN;
+    guard_unregister(pb->g, enc);
+    ip_encoder_free(enc);
+    return r;
+}

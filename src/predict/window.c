@@ -1,0 +1,467 @@
+/*
+ * window.c - bounded search: the observed order, one problem per window
+ * (the window's transactions alone, the state before it folded into the
+ * initial transaction), each confirmed candidate lifted to the observed
+ * trace cut after the window and confirmed again there, and the worker
+ * threads that solve the windows of a round (predict.h, "Search modes").
+ */
+#include "run.h"
+#include "extract_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the observed order ---------------------------------------------- */
+
+/* Kahn over so and the observed wr of the committed transactions. */
+static bool topological(run_state *rs)
+{
+    const ip_trace *t = rs->obs;
+    uint32_t n = t->n_txns;
+    uint32_t *indeg = calloc(n + 1, sizeof *indeg);
+    uint32_t *first = calloc(n + 2, sizeof *first);
+    uint32_t *succ = malloc(sizeof *succ * (t->n_events + n + 1));
+    uint32_t *queue = malloc(sizeof *queue * (n + 1));
+    bool ok = indeg && first && succ && queue;
+    /* edges: reader's events name their writer; so: previous committed */
+    for (int pass = 0; ok && pass < 2; pass++) {
+        for (uint32_t x = 1; x < n; x++) {
+            if (!ip_committed(t, x))
+                continue;
+            const ip_txn *tx = &t->txns[x];
+            for (uint32_t i = 0; i < tx->ev_count; i++) {
+                const ip_event *ev = &t->events[tx->ev_first + i];
+                if (ev->kind != IP_READ || ev->writer == IP_INIT_TXN)
+                    continue;
+                if (pass == 0)
+                    first[ev->writer + 1]++;
+                else
+                    succ[first[ev->writer]++] = x;
+            }
+            uint32_t p = x;
+            while (p > t->sessions[tx->session].txn_first &&
+                   !ip_committed(t, p - 1))
+                p--;
+            if (p > t->sessions[tx->session].txn_first) {
+                if (pass == 0)
+                    first[p - 1 + 1]++;
+                else
+                    succ[first[p - 1]++] = x;
+            }
+        }
+        if (pass == 0)
+            for (uint32_t x = 0; x < n; x++)
+                first[x + 1] += first[x];
+    }
+    if (ok) {
+        /* pass 1 advanced first[x] to the end of x's list */
+        for (uint32_t x = n; x > 0; x--)
+            first[x] = first[x - 1];
+        first[0] = 0;
+        for (uint32_t x = 1; x < n; x++)
+            for (uint32_t i = first[x]; i < first[x + 1]; i++)
+                indeg[succ[i]]++;
+        uint32_t head = 0, tail = 0;
+        for (uint32_t x = 1; x < n; x++)
+            if (ip_committed(t, x) && indeg[x] == 0)
+                queue[tail++] = x;
+        rs->n_order = 0;
+        while (head < tail) {
+            uint32_t x = queue[head++];
+            rs->order[rs->n_order++] = x;
+            for (uint32_t i = first[x]; i < first[x + 1]; i++)
+                if (--indeg[succ[i]] == 0)
+                    queue[tail++] = succ[i];
+        }
+        rs->has_order = rs->n_order == ip_committed_count(t);
+    }
+    free(indeg);
+    free(first);
+    free(succ);
+    free(queue);
+    return ok;
+}
+
+bool run_observed_order(run_state *rs, bool *serializable)
+{
+    const ip_trace *t = rs->obs;
+    rs->pos = malloc(sizeof *rs->pos * (t->n_txns + 1));
+    rs->order = malloc(sizeof *rs->order * (t->n_txns + 1));
+    if (!rs->pos || !rs->order)
+        return ip_fail(rs->err, "prediction: out of memory");
+    double left = guard_left(rs->g);
+    ip_check_opts co = {.timeout_ms = left > 4e6 ? 0 : (unsigned)(left * 1000) + 1,
+                        .max_cycles = 1};
+    ip_verdict v;
+    ip_check_result r = ip_check(t, IP_LVL_SER, &co, &v, rs->err);
+    if (r == IP_CHECK_ERROR)
+        return false;
+    *serializable = r == IP_CHECK_OK;
+    rs->n_order = 0;
+    if (*serializable) {
+        for (uint32_t i = 0; i < v.n_order; i++)
+            if (v.order[i] != IP_INIT_TXN && ip_committed(t, v.order[i]))
+                rs->order[rs->n_order++] = v.order[i];
+        rs->has_order = rs->n_order == ip_committed_count(t);
+    }
+    ip_verdict_free(&v);
+    if (!rs->has_order && !topological(rs))
+        return ip_fail(rs->err, "prediction: out of memory");
+    for (uint32_t x = 0; x < t->n_txns; x++)
+        rs->pos[x] = x == IP_INIT_TXN ? 0 : IP_NONE;
+    for (uint32_t i = 0; rs->has_order && i < rs->n_order; i++)
+        rs->pos[rs->order[i]] = i + 1;
+    return true;
+}
+
+/* ---- one window ------------------------------------------------------- */
+
+typedef struct window {
+    run_state *rs;
+    uint32_t index;           /* in the round */
+    uint32_t first, end;      /* order positions [first, end), 1-based */
+    ip_trace *sub;            /* the window's own trace */
+    uint32_t *sub_txn;        /* sub txn -> observed txn */
+    uint32_t *sub_pos;        /* sub txn -> order position */
+} window;
+
+/* Observed event of event e of trace `t`, whose txns map to observed ones
+ * through txn_map (ops of a txn are the same in both). */
+static uint32_t observed_event(const run_state *rs, const ip_trace *t,
+                               const uint32_t *txn_map, uint32_t e)
+{
+    uint32_t op = t->events[e].op;
+    if (op == IP_NONE)
+        return IP_NONE;
+    uint32_t x = t->ops[op].txn;
+    uint32_t ox = txn_map[x];
+    return rs->ev_of_op[rs->obs->txns[ox].op_first +
+                        (op - t->txns[x].op_first)];
+}
+
+/* The last writer of key (observed key id) before the window, as an
+ * observed txn id (txn 0 when none). */
+static uint32_t writer_before(const window *w, uint32_t key)
+{
+    const ip_trace *t = w->rs->obs;
+    uint32_t best = IP_INIT_TXN, best_pos = 0;
+    for (uint32_t q = t->key_writer_first[key];
+         q < t->key_writer_first[key + 1]; q++) {
+        uint32_t x = t->key_writer[q], p = w->rs->pos[x];
+        if (x != IP_INIT_TXN && p < w->first && p >= best_pos) {
+            best = x;
+            best_pos = p;
+        }
+    }
+    return best;
+}
+
+typedef struct lifted {
+    ip_trace *cut;            /* observed trace cut after the window */
+    uint32_t *cut_txn;        /* cut txn -> observed txn */
+    uint32_t *cut_of;         /* observed txn -> cut txn or IP_NONE */
+    uint32_t *cut_ev;         /* observed event -> cut event or IP_NONE */
+} lifted;
+
+static void lifted_free(lifted *l)
+{
+    ip_trace_free(l->cut);
+    free(l->cut_txn);
+    free(l->cut_of);
+    free(l->cut_ev);
+}
+
+static bool make_cut(const window *w, lifted *l, ip_error *err)
+{
+    const ip_trace *t = w->rs->obs;
+    uint8_t *keep = calloc(t->n_txns + 1, 1);
+    if (!keep)
+        return ip_fail(err, "prediction: out of memory");
+    for (uint32_t i = 0; i < w->end - 1; i++)
+        keep[w->rs->order[i]] = 1;
+    l->cut = ip_trace_slice(t, keep, &l->cut_txn, err);
+    free(keep);
+    if (!l->cut)
+        return false;
+    l->cut_of = malloc(sizeof *l->cut_of * (t->n_txns + 1));
+    l->cut_ev = malloc(sizeof *l->cut_ev * (t->n_events + 1));
+    if (!l->cut_of || !l->cut_ev)
+        return ip_fail(err, "prediction: out of memory");
+    for (uint32_t x = 0; x < t->n_txns; x++)
+        l->cut_of[x] = IP_NONE;
+    for (uint32_t x = 0; x < l->cut->n_txns; x++)
+        l->cut_of[l->cut_txn[x]] = x;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        l->cut_ev[e] = IP_NONE;
+    for (uint32_t e = 0; e < l->cut->n_events; e++) {
+        uint32_t o = observed_event(w->rs, l->cut, l->cut_txn, e);
+        if (o != IP_NONE)
+            l->cut_ev[o] = e;
+    }
+    return true;
+}
+
+/* The window's assignment over the cut trace: reads before the window
+ * keep their writers, the window's reads take the chosen ones (the
+ * folded initial state is the last write before the window). */
+static bool lift_assignment(const window *w, const lifted *l,
+                            const ip_assignment *a, ip_assignment *out,
+                            ip_error *err)
+{
+    const ip_trace *cut = l->cut, *sub = w->sub, *t = w->rs->obs;
+    bool strict = w->rs->opts->boundary == IP_BOUNDARY_STRICT;
+    out->boundary = malloc(sizeof *out->boundary * (cut->n_sessions + 1));
+    out->writer = malloc(sizeof *out->writer * (cut->n_events + 1));
+    if (!out->boundary || !out->writer)
+        return ip_fail(err, "prediction: out of memory");
+    for (uint32_t s = 0; s < cut->n_sessions; s++)
+        out->boundary[s] = IP_NONE;
+    for (uint32_t e = 0; e < cut->n_events; e++)
+        out->writer[e] = cut->events[e].kind == IP_READ
+                             ? cut->events[e].writer : IP_NONE;
+    for (uint32_t s = 0; s < sub->n_sessions; s++) {
+        uint32_t b = a->boundary[s];
+        if (b == IP_NONE)
+            continue;
+        uint32_t cb = strict
+            ? l->cut_ev[observed_event(w->rs, sub, w->sub_txn, b)]
+            : l->cut_of[w->sub_txn[b]];
+        uint32_t cx = strict ? cut->events[cb].txn : cb;
+        out->boundary[cut->txns[cx].session] = cb;
+    }
+    for (uint32_t e = 0; e < sub->n_events; e++) {
+        if (sub->events[e].kind != IP_READ)
+            continue;
+        uint32_t oe = observed_event(w->rs, sub, w->sub_txn, e);
+        uint32_t ce = l->cut_ev[oe], sw = a->writer[e], ow;
+        if (sw == IP_NONE)
+            ow = IP_NONE;
+        else if (sw != IP_INIT_TXN)
+            ow = l->cut_of[w->sub_txn[sw]];
+        else if (sub->events[e].writer == IP_INIT_TXN)
+            ow = cut->events[ce].writer;      /* unchanged */
+        else
+            ow = l->cut_of[writer_before(w, t->events[oe].key)];
+        out->writer[ce] = ow;
+    }
+    return true;
+}
+
+/* accept for a window: the candidate confirmed on the window's own trace
+ * must be confirmed again on the observed trace cut after the window. */
+static accept_result window_accept(void *ctx, ip_prediction *p)
+{
+    window *w = ctx;
+    run_state *rs = w->rs;
+    ip_error err = {{0}};
+    lifted l = {0};
+    ip_assignment a = {0};
+    accept_result r = ACCEPT_REJECTED;
+    if (!make_cut(w, &l, &err) ||
+        !lift_assignment(w, &l, &p->assignment, &a, &err)) {
+        r = ACCEPT_ERROR;
+    } else {
+        double left = guard_left(rs->g);
+        confirm_ctx c = {.obs = l.cut, .model = rs->opts->model,
+                         .boundary = rs->opts->boundary,
+                         .encoding = IP_ENC_EXACT,
+                         .check_timeout_ms = left > 4e6 ? 0
+                             : (unsigned)(left * 1000) + 1000,
+                         .err = &err};
+        ip_prediction q;
+        ip_pco pco;
+        confirm_outcome o = ip_confirm(&c, &a, &q, &pco);
+        ip_pco_free(&pco);
+        uint64_t *sig = NULL;
+        uint32_t n_sig = 0;
+        if (o == CONFIRM_OK &&
+            run_signature(rs, l.cut, l.cut_txn, &q, &sig, &n_sig)) {
+            q.base = l.cut;
+            q.window = w->index;
+            q.iteration = p->iteration;
+            l.cut = NULL;
+            r = run_keep(rs, &q, sig, n_sig, w->index);
+        } else {
+            /* not a prediction of the observed program after all (the
+             * folded state hid a constraint): the window goes on */
+            r = o == CONFIRM_ERROR ? ACCEPT_ERROR : ACCEPT_REJECTED;
+            ip_prediction_clear(&q);
+        }
+    }
+    if (r == ACCEPT_ERROR) {
+        pthread_mutex_lock(&rs->lock);
+        if (rs->failure == IP_PREDICT_NONE) {
+            rs->failure = IP_PREDICT_ERROR;
+            *rs->err = err;
+        }
+        pthread_mutex_unlock(&rs->lock);
+    }
+    ip_assignment_free(&a);
+    lifted_free(&l);
+    ip_prediction_clear(p);
+    return r;
+}
+
+static bool window_open(window *w, ip_error *err)
+{
+    const run_state *rs = w->rs;
+    uint8_t *keep = calloc(rs->obs->n_txns + 1, 1);
+    if (!keep)
+        return ip_fail(err, "prediction: out of memory");
+    for (uint32_t i = w->first; i < w->end; i++)
+        keep[rs->order[i - 1]] = 1;
+    w->sub = ip_trace_slice(rs->obs, keep, &w->sub_txn, err);
+    free(keep);
+    if (!w->sub)
+        return false;
+    w->sub_pos = malloc(sizeof *w->sub_pos * (w->sub->n_txns + 1));
+    if (!w->sub_pos)
+        return ip_fail(err, "prediction: out of memory");
+    for (uint32_t x = 0; x < w->sub->n_txns; x++)
+        w->sub_pos[x] = rs->pos[w->sub_txn[x]];
+    return true;
+}
+
+static void window_close(window *w)
+{
+    ip_trace_free(w->sub);
+    free(w->sub_txn);
+    free(w->sub_pos);
+}
+
+/* ---- a round: the windows of this shard, on worker threads ---------------- */
+
+typedef struct round_state {
+    run_state *rs;
+    uint32_t size, stride, count, staleness;
+    double window_seconds;
+    atomic_uint next;         /* next window index to take */
+    ip_search_round *out;     /* done / gave_up, under rs->lock */
+    double last_line;
+} round_state;
+
+static bool mine(const run_state *rs, uint32_t j)
+{
+    const ip_predict_opts *o = rs->opts;
+    return o->shards < 2 || j % o->shards == o->shard;
+}
+
+static void round_progress(round_state *rd, bool final)
+{
+    const run_state *rs = rd->rs;
+    FILE *f = rs->opts->progress;
+    double now = guard_now();
+    if (!f || (!final && now - rd->last_line < (rs->opts->progress_live
+                                                    ? 0.2 : 1.0)))
+        return;
+    rd->last_line = now;
+    fprintf(f, "%sisopredict: [%7.2fs] window %u, staleness %u: %u/%u "
+            "windows searched, %u prediction(s)%s",
+            rs->opts->progress_live ? "\r" : "", now - rs->start, rd->size,
+            rd->staleness, rd->out->done + rd->out->gave_up, rd->out->windows,
+            rs->n_kept, rs->opts->progress_live ? "\033[K" : "\n");
+    if (final && rs->opts->progress_live)
+        fputc('\n', f);
+    fflush(f);
+}
+
+static void solve_window(round_state *rd, uint32_t j)
+{
+    run_state *rs = rd->rs;
+    window w = {.rs = rs, .index = j, .first = 1 + j * rd->stride};
+    w.end = w.first + rd->size > rs->n_order + 1 ? rs->n_order + 1
+                                                  : w.first + rd->size;
+    ip_error err = {{0}};
+    ip_predict_stats st = {0};
+    ip_predict_result r = IP_PREDICT_ERROR;
+    if (window_open(&w, &err)) {
+        problem pb = {.tr = w.sub, .opts = rs->opts, .g = rs->g,
+                      .start = rs->start, .accept = window_accept, .ctx = &w,
+                      .stats = &st, .err = &err};
+        pb.eo = (ip_encode_opts){.model = rs->opts->model,
+                                 .boundary = rs->opts->boundary,
+                                 .encoding = rs->opts->encoding,
+                                 .staleness = rd->staleness,
+                                 .order_pos = w.sub_pos};
+        if (rd->window_seconds > 0)
+            pb.deadline = guard_now() + rd->window_seconds;
+        r = solve_problem(&pb);
+    }
+    window_close(&w);
+    pthread_mutex_lock(&rs->lock);
+    rs->stats->solver_calls += st.solver_calls;
+    rs->stats->refuted_orders += st.refuted_orders;
+    rs->stats->refuted_pcos += st.refuted_pcos;
+    if (st.encode.literals > rs->stats->encode.literals)
+        rs->stats->encode = st.encode;
+    if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND)
+        rd->out->done++;
+    else if (r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g))
+        rd->out->gave_up++;
+    else if ((r == IP_PREDICT_ERROR || r == IP_PREDICT_UNCONFIRMED) &&
+             rs->failure == IP_PREDICT_NONE) {
+        rs->failure = r;
+        *rs->err = err;
+    }
+    round_progress(rd, false);
+    pthread_mutex_unlock(&rs->lock);
+    if (r == IP_PREDICT_ERROR || r == IP_PREDICT_UNCONFIRMED)
+        guard_done(rs->g);
+}
+
+static void *worker(void *arg)
+{
+    round_state *rd = arg;
+    for (;;) {
+        uint32_t j = atomic_fetch_add(&rd->next, 1);
+        if (j >= rd->count || guard_stopped(rd->rs->g))
+            break;
+        if (mine(rd->rs, j))
+            solve_window(rd, j);
+    }
+    return NULL;
+}
+
+static unsigned job_count(const ip_predict_opts *o)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned n = o->jobs ? o->jobs : cores > 0 ? (unsigned)cores : 1;
+    return n > 32 ? 32 : n;
+}
+
+ip_predict_result run_round(run_state *rs, uint32_t size, uint32_t staleness,
+                            double window_seconds, ip_search_round *out)
+{
+    round_state rd = {.rs = rs, .staleness = staleness,
+                      .window_seconds = window_seconds, .out = out};
+    rd.size = size == 0 || size > rs->n_order ? rs->n_order : size;
+    rd.stride = rd.size / 2 ? rd.size / 2 : 1;
+    rd.count = rd.size >= rs->n_order
+                   ? 1 : (rs->n_order - rd.size + rd.stride - 1) / rd.stride + 1;
+    atomic_init(&rd.next, 0);
+    memset(out, 0, sizeof *out);
+    out->window = size == 0 || size >= rs->n_order ? 0 : rd.size;
+    out->staleness = staleness;
+    for (uint32_t j = 0; j < rd.count; j++)
+        out->windows += mine(rs, j);
+    unsigned jobs = job_count(rs->opts);
+    if (jobs > out->windows)
+        jobs = out->windows ? out->windows : 1;
+    pthread_t th[32];
+    unsigned started = 0;
+    for (unsigned i = 1; i < jobs; i++)
+        started += pthread_create(&th[started], NULL, worker, &rd) == 0;
+    worker(&rd);              /* the calling thread works too */
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_lock(&rs->lock);
+    round_progress(&rd, true);
+    ip_predict_result f = rs->failure;
+    pthread_mutex_unlock(&rs->lock);
+    if (f != IP_PREDICT_NONE)
+        return f;
+    if (rs->n_kept >= rs->want)
+        return IP_PREDICT_FOUND;
+    return guard_stopped(rs->g) ? IP_PREDICT_UNKNOWN : IP_PREDICT_NONE;
+}
