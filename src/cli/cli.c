@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode)
@@ -95,4 +96,38 @@ bool cli_close_file(FILE *f, const char *path)
     if (!ok)
         fprintf(stderr, "isopredict: %s: write error\n", path);
     return ok;
+}
+
+bool cli_parse_size(const char *cmd, const char *opt, const char *s,
+                    uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    double unit = 1;
+    switch (*end) {
+    case 'k': case 'K': unit = 1024.0; end++; break;
+    case 'm': case 'M': unit = 1024.0 * 1024; end++; break;
+    case 'g': case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
+    case 't': case 'T': unit = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (unit > 1 && (*end == 'i' || *end == 'I'))
+        end++;
+    if (unit > 1 && (*end == 'b' || *end == 'B'))
+        end++;
+    if (end == s || *end || errno || !(v >= 0) || v * unit > 1.8e19) {
+        cli_usage_error(cmd, "%s expects a size such as 512M or 4G, not "
+                        "'%s'", opt, s);
+        return false;
+    }
+    *out = (uint64_t)(v * unit);
+    return true;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -8,7 +8,9 @@
 #ifndef ISOPREDICT_CLI_H
 #define ISOPREDICT_CLI_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "trace.h"
 
@@ -66,5 +68,21 @@ FILE *cli_create_file(const char *path);
 
 /* Close a file made by cli_create_file (not stdout); false on I/O error. */
 bool cli_close_file(FILE *f, const char *path);
+
+/* SIGINT and SIGTERM raise *flag instead of ending the process, from
+ * start to stop (a thread waits for them; call start before creating
+ * other threads so that they inherit the blocked signals).  NULL when it
+ * cannot be set up (the signals then keep their default action). */
+typedef struct cli_interrupt cli_interrupt;
+cli_interrupt *cli_interrupt_start(atomic_bool *flag);
+void cli_interrupt_stop(cli_interrupt *in);
+
+/* "512M", "2G", "1.5GiB", "4096" (bytes): false (message printed) on
+ * garbage. */
+bool cli_parse_size(const char *cmd, const char *opt, const char *s,
+                    uint64_t *out);
+
+/* Monotonic seconds. */
+double cli_now(void);
 
 #endif

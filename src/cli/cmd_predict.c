@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CMD "predict"
 #define DEFAULT_OUT "isopredict-out"
@@ -22,7 +23,37 @@ typedef struct predict_args {
     const char *out_dir;
     const char *trace;
     bool json, dot, quiet;
+    bool search_set, bounds_set;
+    unsigned timeout_s;       /* as given (opts.timeout_ms is what is left
+                                 after reading) */
 } predict_args;
+
+/* --shard I/N, I from 1. */
+static int parse_shard(predict_args *a, const char *arg)
+{
+    unsigned i = 0, n = 0;
+    char extra;
+    if (sscanf(arg, "%u/%u%c", &i, &n, &extra) != 2 || n == 0 || i == 0 ||
+        i > n)
+        return cli_usage_error(CMD, "--shard expects I/N with 1 <= I <= N, "
+                               "not '%s'", arg);
+    a->opts.shard = i - 1;
+    a->opts.shards = n;
+    return -1;
+}
+
+static int parse_search(predict_args *a, const char *arg)
+{
+    static const char *const names[] = { "auto", "exhaustive", "bounded" };
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(arg, names[i])) {
+            a->opts.search = (ip_search_mode)i;
+            a->search_set = true;
+            return -1;
+        }
+    return cli_usage_error(CMD, "--search must be auto, exhaustive or "
+                           "bounded, not '%s'", arg);
+}
 
 static void usage(FILE *out)
 {
@@ -41,16 +72,33 @@ static void usage(FILE *out)
         "  --out DIR                   where prediction files go (default ./%s)\n"
         "  --json                      print the report as JSON\n"
         "  --dot                       also write a Graphviz .dot per prediction\n"
-        "  --timeout SECONDS           give up after this long (default 600, 0 = never)\n"
+        "  --timeout SECONDS           the whole run, reading included (default 600,\n"
+        "                              0 = never)\n"
+        "  --max-memory SIZE           memory budget, e.g. 512M, 2G (default: the\n"
+        "                              smaller of 4G and half the machine's memory;\n"
+        "                              0 = none)\n"
         "  --max-predictions N         find up to N distinct sets of changed reads\n"
+        "  --search auto|exhaustive|bounded\n"
+        "                              auto (default): exhaustive when the formula is\n"
+        "                              small, else bounded windows that widen while\n"
+        "                              time lasts, then exhaustive if it fits\n"
+        "  --window W                  bounded: W consecutive transactions of the\n"
+        "                              observed order per window (0 = all)\n"
+        "  --staleness K               bounded: a changed read reads one of the K\n"
+        "                              writes of its key nearest its observed one\n"
+        "  --jobs N                    windows solved in parallel (default: cores)\n"
+        "  --shard I/N                 solve only the I-th of N parts of the windows\n"
         "  --quiet                     no progress lines on stderr\n\n"
         "exit status: 0 no prediction, 1 prediction found, 2 usage or input error,\n"
-        "3 solver unknown, timeout or a prediction that failed confirmation.\n",
+        "3 time or memory limit, interrupted, solver unknown, or a prediction that\n"
+        "failed confirmation.\n",
         DEFAULT_OUT);
 }
 
 enum { OPT_MODEL = 256, OPT_BOUNDARY, OPT_ENCODING, OPT_FORMAT, OPT_OUT,
-       OPT_JSON, OPT_DOT, OPT_TIMEOUT, OPT_MAX, OPT_QUIET, OPT_HELP };
+       OPT_JSON, OPT_DOT, OPT_TIMEOUT, OPT_MAX, OPT_QUIET, OPT_HELP,
+       OPT_MEMORY, OPT_SEARCH, OPT_WINDOW, OPT_STALENESS, OPT_JOBS,
+       OPT_SHARD };
 
 static const struct option long_opts[] = {
     {"model", required_argument, NULL, OPT_MODEL},
@@ -63,6 +111,12 @@ static const struct option long_opts[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"max-predictions", required_argument, NULL, OPT_MAX},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"max-memory", required_argument, NULL, OPT_MEMORY},
+    {"search", required_argument, NULL, OPT_SEARCH},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"staleness", required_argument, NULL, OPT_STALENESS},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"shard", required_argument, NULL, OPT_SHARD},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -102,6 +156,7 @@ static int take_option(predict_args *a, int c, const char *arg)
         if (v > 4000000u)
             return cli_usage_error(CMD, "--timeout %u is too large", v);
         a->opts.timeout_ms = v * 1000u;
+        a->timeout_s = v;
         return -1;
     case OPT_MAX:
         if (!cli_parse_unsigned(CMD, "--max-predictions", arg, &v))
@@ -110,6 +165,28 @@ static int take_option(predict_args *a, int c, const char *arg)
             return cli_usage_error(CMD, "--max-predictions must be at least 1");
         a->opts.max_predictions = v;
         return -1;
+    case OPT_MEMORY:
+        return cli_parse_size(CMD, "--max-memory", arg, &a->opts.max_memory)
+                   ? -1 : IP_EXIT_USAGE;
+    case OPT_SEARCH:
+        return parse_search(a, arg);
+    case OPT_WINDOW:
+    case OPT_STALENESS:
+        if (!cli_parse_unsigned(CMD, c == OPT_WINDOW ? "--window"
+                                                     : "--staleness", arg, &v))
+            return IP_EXIT_USAGE;
+        *(c == OPT_WINDOW ? &a->opts.window : &a->opts.staleness) = v;
+        a->bounds_set = true;
+        return -1;
+    case OPT_JOBS:
+        if (!cli_parse_unsigned(CMD, "--jobs", arg, &v))
+            return IP_EXIT_USAGE;
+        if (v == 0 || v > 32)
+            return cli_usage_error(CMD, "--jobs must be 1 to 32");
+        a->opts.jobs = v;
+        return -1;
+    case OPT_SHARD:
+        return parse_shard(a, arg);
     case OPT_HELP:
         usage(stdout);
         return IP_EXIT_OK;
@@ -118,9 +195,21 @@ static int take_option(predict_args *a, int c, const char *arg)
     }
 }
 
+/* The smaller of 4 GiB and half the machine's memory. */
+static uint64_t default_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    uint64_t half = pages > 0 && size > 0
+                        ? (uint64_t)pages * (uint64_t)size / 2 : 0;
+    uint64_t cap = 4ull << 30;
+    return half && half < cap ? half : cap;
+}
+
 static int parse_args(int argc, char **argv, predict_args *a)
 {
     ip_predict_opts_default(&a->opts);
+    a->opts.max_memory = default_memory();
+    a->timeout_s = a->opts.timeout_ms / 1000;
     a->fmt = IP_FMT_AUTO;
     a->out_dir = DEFAULT_OUT;
     optind = 1;
@@ -136,6 +225,13 @@ static int parse_args(int argc, char **argv, predict_args *a)
                                                    : "one TRACE expected");
     a->trace = argv[optind];
     a->opts.progress = a->quiet ? NULL : stderr;
+    a->opts.progress_live = !a->quiet && isatty(STDERR_FILENO);
+    if (a->bounds_set && a->search_set &&
+        a->opts.search != IP_SEARCH_BOUNDED)
+        return cli_usage_error(CMD, "--window and --staleness need "
+                               "--search bounded");
+    if (a->bounds_set)
+        a->opts.search = IP_SEARCH_BOUNDED;
     return -1;
 }
 
@@ -288,6 +384,9 @@ static void print_outcome_line(const predict_args *a, ip_predict_result r,
     if (n)
         printf("%u unserializable prediction%s (%.2fs)\n", n,
                n == 1 ? "" : "s", st->seconds);
+    else if (r == IP_PREDICT_NONE && !st->search.complete)
+        printf("no prediction found in the bounded search (not a proof: "
+               "see the search line)\n");
     else if (r == IP_PREDICT_NONE && o->encoding != IP_ENC_EXACT)
         printf("no prediction: the approximate encoding finds no "
                "unserializable execution (--encoding exact is complete)\n");
@@ -296,10 +395,46 @@ static void print_outcome_line(const predict_args *a, ip_predict_result r,
                "within the %s boundary\n", ip_level_name(o->model),
                ip_boundary_name(o->boundary));
     else if (r == IP_PREDICT_UNKNOWN)
-        printf("gave up: time limit or solver unknown after %.2fs, no "
-               "prediction confirmed\n", st->seconds);
+        printf("gave up after %.2fs (%s), no prediction confirmed\n",
+               st->seconds, st->search.stopped ? st->search.stopped
+                          : st->search.skipped ? "memory budget"
+                                               : "solver unknown");
     else
         printf("no prediction reported\n");
+}
+
+static double gib(uint64_t bytes)
+{
+    return (double)bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+/* The one line on stderr when a limit ended the run: which, and what to
+ * try. */
+static void print_limit(const predict_args *a, const ip_predict_stats *st,
+                        uint32_t n)
+{
+    const ip_search_info *si = &st->search;
+    const char *so_far = n ? "; the predictions found so far are reported"
+                           : "";
+    if (si->stopped && !strcmp(si->stopped, "time limit"))
+        fprintf(stderr, "isopredict: time limit of %u s reached%s; try a "
+                "longer --timeout, or a bounded search (--window 32 "
+                "--staleness 2)\n", a->timeout_s, so_far);
+    else if (si->stopped && !strcmp(si->stopped, "memory limit"))
+        fprintf(stderr, "isopredict: memory limit of %.2f GiB reached%s; "
+                "try a larger --max-memory, or a bounded search (--window 32 "
+                "--staleness 2)\n", gib(a->opts.max_memory), so_far);
+    else if (si->stopped && !strcmp(si->stopped, "interrupted"))
+        fprintf(stderr, "isopredict: interrupted after %.2fs%s\n",
+                st->seconds, so_far);
+    else if (si->skipped)
+        fprintf(stderr, "isopredict: memory limit: the exhaustive formula "
+                "would need about %.2f GiB (%.1f M literals over %u "
+                "transactions), more than the budget of %.2f GiB, so it was "
+                "not built; try a larger --max-memory, or a bounded search "
+                "(--window 64 --staleness 4)\n", gib(si->estimate.bytes),
+                (double)si->estimate.literals / 1e6, si->estimate.txns,
+                gib(a->opts.max_memory ? a->opts.max_memory : 4ull << 30));
 }
 
 static void print_human(const predict_args *a, const ip_trace *obs,
@@ -308,6 +443,7 @@ static void print_human(const predict_args *a, const ip_trace *obs,
                         const ip_predict_stats *st)
 {
     print_outcome_line(a, r, n, st);
+    ip_search_print(&st->search, stdout);
     for (uint32_t i = 0; i < n; i++) {
         printf("prediction %u:\n", i + 1);
         ip_prediction_print(obs, &p[i], &a->opts, stdout);
@@ -316,7 +452,7 @@ static void print_human(const predict_args *a, const ip_trace *obs,
     }
 }
 
-static void print_json(const predict_args *a, const ip_trace *obs,
+static bool print_json(const predict_args *a, const ip_trace *obs,
                        ip_predict_result r, const ip_prediction *p,
                        uint32_t n, const out_files *files,
                        const ip_predict_stats *st, const char *error)
@@ -333,6 +469,9 @@ static void print_json(const predict_args *a, const ip_trace *obs,
     cJSON_AddStringToObject(root, "result", result_name(r));
     if (error)
         cJSON_AddStringToObject(root, "error", error);
+    cJSON *search = ip_search_to_cjson(&st->search);
+    if (search)
+        cJSON_AddItemToObject(root, "search", search);
     for (uint32_t i = 0; preds && i < n; i++) {
         cJSON *info = ip_prediction_info_cjson(obs, &p[i], &a->opts, a->trace);
         if (!info)
@@ -357,8 +496,11 @@ static void print_json(const predict_args *a, const ip_trace *obs,
     char *text = root ? cJSON_Print(root) : NULL;
     if (text)
         puts(text);
+    else
+        fprintf(stderr, "isopredict: out of memory writing the JSON report\n");
     cJSON_free(text);
     cJSON_Delete(root);
+    return text != NULL;
 }
 
 static int exit_status(ip_predict_result r, uint32_t n)
@@ -384,6 +526,7 @@ static int run(const predict_args *a, const ip_trace *obs)
                 err.msg);
     else if (r == IP_PREDICT_ERROR)
         fprintf(stderr, "isopredict: %s\n", err.msg);
+    print_limit(a, &st, n);
     out_files *files = calloc((size_t)n + 1, sizeof *files);
     int status = exit_status(r, n);
     if (!files || !write_outputs(a, obs, p, n, files)) {
@@ -391,9 +534,10 @@ static int run(const predict_args *a, const ip_trace *obs)
             fprintf(stderr, "isopredict: out of memory\n");
         status = IP_EXIT_USAGE;       /* could not write where asked */
     } else if (a->json) {
-        print_json(a, obs, r, p, n, files, &st,
-                   r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR
-                       ? err.msg : NULL);
+        if (!print_json(a, obs, r, p, n, files, &st,
+                        r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR
+                            ? err.msg : NULL))
+            status = IP_EXIT_UNKNOWN;
     } else {
         print_human(a, obs, r, p, n, files, &st);
     }
@@ -408,10 +552,28 @@ int cmd_predict(int argc, char **argv)
     int r = parse_args(argc, argv, &a);
     if (r >= 0)
         return r;
+    double start = cli_now();
     ip_trace *obs = cli_load_trace(a.trace, a.fmt, IP_STRICT);
     if (!obs)
         return IP_EXIT_USAGE;
+    /* --timeout covers reading too: the search gets what is left */
+    if (a.opts.timeout_ms) {
+        double spent = (cli_now() - start) * 1000.0;
+        if (spent >= a.opts.timeout_ms) {
+            fprintf(stderr, "isopredict: time limit of %u s reached while "
+                    "reading %s; try a longer --timeout\n", a.timeout_s,
+                    a.trace);
+            ip_trace_free(obs);
+            return IP_EXIT_UNKNOWN;
+        }
+        a.opts.timeout_ms -= (unsigned)spent;
+    }
+    atomic_bool interrupted;
+    atomic_init(&interrupted, false);
+    cli_interrupt *in = cli_interrupt_start(&interrupted);
+    a.opts.interrupt = &interrupted;
     r = run(&a, obs);
+    cli_interrupt_stop(in);
     ip_trace_free(obs);
     return r;
 }

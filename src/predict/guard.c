@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 enum { MAX_ENCODERS = 64, POLL_NS = 10 * 1000 * 1000 };
-#define GRACE_SECONDS 1.5     /* cooperative stop to last resort */
+#define GRACE_SECONDS 0.8     /* cooperative stop to last resort */
 
 struct guard {
     double deadline;
@@ -73,8 +73,9 @@ static void raise_stop(guard *g, guard_reason r)
 static void give_up(guard *g, const char *what)
 {
     fprintf(g->msg ? g->msg : stderr,
-            "isopredict: %s: the run did not stop in time; exiting (status "
-            "3)\n", what);
+            "isopredict: %s reached and the run did not stop within %.1f s; "
+            "exiting (status 3); try a bounded search (--window 32 "
+            "--staleness 2)\n", what, GRACE_SECONDS);
     fflush(NULL);
     _exit(3);
 }
@@ -110,7 +111,7 @@ static void *watch(void *arg)
         if (g->max_memory && rss >= g->max_memory)
             raise_stop(g, GUARD_MEMORY);
         if (g->max_memory && rss >= g->max_memory / 4 * 5)
-            give_up(g, "memory limit exceeded");
+            give_up(g, "memory limit");
         if (atomic_load(&g->stop)) {
             if (g->stopped_at == 0)
                 g->stopped_at = now;

@@ -7,7 +7,7 @@
  * interrupt flag is raised, it raises the stop flag (which the encoder's
  * generation loops and the search loops check) and interrupts the Z3
  * calls of every registered encoder.  Cooperative stopping normally ends
- * the run within milliseconds; as a last resort, a run still going 1.5 s
+ * the run within milliseconds; as a last resort, a run still going 0.8 s
  * after the stop, or whose memory passes 1.25 times the budget, is ended
  * with exit status 3 and one line naming the limit - never the kernel's
  * OOM killer, never a hang.

@@ -99,8 +99,8 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
             "ser violated\n", h->n_txns - 1, obs->n_txns - 1,
             ip_level_name(o->model));
     if (p->base)
-        fprintf(out, "  window %u: the observed run up to its %u-th "
-                "transaction, reads changed only inside the window\n",
+        fprintf(out, "  window %u: the observed run cut after its first %u "
+                "transactions; only reads inside the window changed\n",
                 p->window + 1, ip_committed_count(obs));
     print_changed(obs, p, out);
     print_boundaries(obs, p, o, out);
