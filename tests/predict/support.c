@@ -185,6 +185,7 @@ bool recheck_prediction(const ip_trace *obs, const ip_prediction *p,
                         const ip_predict_opts *o)
 {
     ip_error err = {{0}};
+    obs = ip_prediction_base(obs, p);     /* a window's: the cut trace */
     bool conforms = ip_assignment_conforms(obs, &p->assignment, o->boundary,
                                            &err);
     if (!conforms)
@@ -456,13 +457,41 @@ static bool same_changes(const ip_prediction *a, const ip_prediction *b)
     return true;
 }
 
+uint32_t expect_prediction_with(const ip_trace *obs, const char *what,
+                                const ip_predict_opts *o, bool expect_sat)
+{
+    if (!obs)
+        return 0;
+    ip_prediction *p = NULL;
+    uint32_t n = 0;
+    ip_error err = {{0}};
+    ip_predict_result r = ip_predict_run(obs, o, &p, &n, NULL, &err);
+    ip_predict_result want = expect_sat ? IP_PREDICT_FOUND : IP_PREDICT_NONE;
+    if (r != want)
+        fprintf(stderr, "\n  %s %s/%s/%s: expected %s, got result %d "
+                "(%u predictions) %s\n", what, ip_level_name(o->model),
+                ip_boundary_name(o->boundary), ip_encoding_name(o->encoding),
+                expect_sat ? "a prediction" : "none", r, n, err.msg);
+    CU_ASSERT_EQUAL(r, want);
+    CU_ASSERT_TRUE(expect_sat ? n >= 1 && n <= o->max_predictions : n == 0);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!recheck_prediction(obs, &p[i], o))
+            fprintf(stderr, "  ... in %s %s/%s/%s prediction %u\n", what,
+                    ip_level_name(o->model), ip_boundary_name(o->boundary),
+                    ip_encoding_name(o->encoding), i + 1);
+        for (uint32_t j = 0; j < i; j++)
+            if (!p[i].base && !p[j].base)
+                CU_ASSERT_FALSE(same_changes(&p[i], &p[j]));
+    }
+    ip_predictions_free(p, n);
+    return n;
+}
+
 uint32_t expect_prediction(const ip_trace *obs, const char *what,
                            ip_level model, ip_boundary kind,
                            ip_encoding enc, unsigned max_predictions,
                            bool expect_sat)
 {
-    if (!obs)
-        return 0;
     ip_predict_opts o;
     ip_predict_opts_default(&o);
     o.model = model;
@@ -470,28 +499,28 @@ uint32_t expect_prediction(const ip_trace *obs, const char *what,
     o.encoding = enc;
     o.max_predictions = max_predictions;
     o.timeout_ms = 120000;
-    ip_prediction *p = NULL;
-    uint32_t n = 0;
-    ip_error err = {{0}};
-    ip_predict_result r = ip_predict_run(obs, &o, &p, &n, NULL, &err);
-    ip_predict_result want = expect_sat ? IP_PREDICT_FOUND : IP_PREDICT_NONE;
-    if (r != want)
-        fprintf(stderr, "\n  %s %s/%s/%s: expected %s, got result %d "
-                "(%u predictions) %s\n", what, ip_level_name(model),
-                ip_boundary_name(kind), ip_encoding_name(enc),
-                expect_sat ? "a prediction" : "none", r, n, err.msg);
-    CU_ASSERT_EQUAL(r, want);
-    CU_ASSERT_TRUE(expect_sat ? n >= 1 && n <= max_predictions : n == 0);
-    for (uint32_t i = 0; i < n; i++) {
-        if (!recheck_prediction(obs, &p[i], &o))
-            fprintf(stderr, "  ... in %s %s/%s/%s prediction %u\n", what,
-                    ip_level_name(model), ip_boundary_name(kind),
-                    ip_encoding_name(enc), i + 1);
-        for (uint32_t j = 0; j < i; j++)
-            CU_ASSERT_FALSE(same_changes(&p[i], &p[j]));
-    }
-    ip_predictions_free(p, n);
-    return n;
+    return expect_prediction_with(obs, what, &o, expect_sat);
+}
+
+/* The bounded search with a bound that covers the whole trace (one
+ * window of all transactions, and a staleness bound of `staleness`) */
+static uint32_t expect_whole_window(const ip_trace *obs, const char *what,
+                                    ip_level model, ip_boundary kind,
+                                    ip_encoding enc, uint32_t staleness,
+                                    bool expect_sat)
+{
+    ip_predict_opts o;
+    ip_predict_opts_default(&o);
+    o.model = model;
+    o.boundary = kind;
+    o.encoding = enc;
+    o.max_predictions = 50;
+    o.timeout_ms = 120000;
+    o.search = IP_SEARCH_BOUNDED;
+    o.window = 0;
+    o.staleness = staleness;
+    o.jobs = 1;
+    return expect_prediction_with(obs, what, &o, expect_sat);
 }
 
 void expect_enumeration(const ip_trace *obs, const char *what, ip_level model,
@@ -511,4 +540,16 @@ void expect_enumeration(const ip_trace *obs, const char *what, ip_level model,
     CU_ASSERT_EQUAL((int)exact, all);
     CU_ASSERT_EQUAL((int)approx, cyclic);
     CU_ASSERT_EQUAL((int)rank, cyclic);
+    /* a bound covering the whole trace is the exhaustive search */
+    uint32_t wa = expect_whole_window(obs, what, model, kind, IP_ENC_APPROX,
+                                      0, cyclic > 0);
+    uint32_t we = expect_whole_window(obs, what, model, kind, IP_ENC_EXACT,
+                                      1000, all > 0);
+    if ((int)wa != cyclic || (int)we != all)
+        fprintf(stderr, "\n  whole-window %s %s/%s: brute force %d (%d with "
+                "a pco cycle), exact (staleness 1000) %u, approx %u\n", what,
+                ip_level_name(model), ip_boundary_name(kind), all, cyclic,
+                we, wa);
+    CU_ASSERT_EQUAL((int)wa, cyclic);
+    CU_ASSERT_EQUAL((int)we, all);
 }

@@ -34,7 +34,10 @@ int brute_force_count_pco(const ip_trace *obs, ip_level model,
                           ip_boundary kind);
 
 /* Run the driver and compare with `expect_sat`; every prediction is
- * re-checked.  Returns the number of predictions. */
+ * re-checked.  Returns the number of predictions.  _with takes all the
+ * options (bounded searches). */
+uint32_t expect_prediction_with(const ip_trace *obs, const char *what,
+                                const ip_predict_opts *o, bool expect_sat);
 uint32_t expect_prediction(const ip_trace *obs, const char *what,
                            ip_level model, ip_boundary kind,
                            ip_encoding enc, unsigned max_predictions,
@@ -43,7 +46,9 @@ uint32_t expect_prediction(const ip_trace *obs, const char *what,
 /* Enumerate with exact, approx and approx-rank (up to 50 predictions
  * each, every one re-checked) and assert that exact finds `all` sets of
  * changed reads and both approximate encodings `cyclic` (the brute-force
- * counts); `what` names the trace in messages. */
+ * counts); so must the bounded search with one window covering the trace
+ * (approx without a staleness bound, exact with one larger than any
+ * key's writers).  `what` names the trace in messages. */
 void expect_enumeration(const ip_trace *obs, const char *what, ip_level model,
                         ip_boundary kind, int all, int cyclic);
 

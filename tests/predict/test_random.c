@@ -126,8 +126,56 @@ static void test_random(void)
     CU_ASSERT_TRUE(compared >= 500);
 }
 
+/* Small windows and staleness bounds on the same traces: whatever is
+ * predicted is confirmed on the observed run cut after its window (the
+ * recheck), predictions of different windows never repeat a set of
+ * changed reads, and the search says it was not complete. */
+static void test_windows(void)
+{
+    static const shape sh = { 3, 3, 4, 40 };
+    unsigned found = 0;
+    for (uint64_t seed = 1; seed <= sh.seeds; seed++) {
+        ip_trace *obs = random_trace(&sh, seed);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+        for (int m = 0; m < 2; m++)
+            for (int k = 0; k < 2; k++) {
+                ip_predict_opts o;
+                ip_predict_opts_default(&o);
+                o.model = m ? IP_LVL_RC : IP_LVL_CAUSAL;
+                o.boundary = k ? IP_BOUNDARY_RELAXED : IP_BOUNDARY_STRICT;
+                o.search = IP_SEARCH_BOUNDED;
+                o.window = 3 + (uint32_t)(seed % 3);
+                o.staleness = 1 + (uint32_t)(seed % 2);
+                o.max_predictions = 20;
+                o.jobs = 1 + (unsigned)(seed % 2);
+                ip_prediction *p = NULL;
+                uint32_t n = 0;
+                ip_predict_stats st;
+                ip_error err = {{0}};
+                ip_predict_result r = ip_predict_run(obs, &o, &p, &n, &st,
+                                                     &err);
+                if (r != IP_PREDICT_NONE && r != IP_PREDICT_FOUND)
+                    fprintf(stderr, "\n  windows, seed %llu: result %d %s\n",
+                            (unsigned long long)seed, r, err.msg);
+                CU_ASSERT_TRUE(r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND);
+                CU_ASSERT_EQUAL(st.search.n_rounds, 1);
+                bool whole = st.search.rounds[0].window == 0 &&
+                             st.search.rounds[0].windows == 1;
+                CU_ASSERT_FALSE(st.search.complete);
+                CU_ASSERT_TRUE(whole || st.search.rounds[0].windows > 1);
+                for (uint32_t i = 0; i < n; i++)
+                    recheck_prediction(obs, &p[i], &o);
+                found += n;
+                ip_predictions_free(p, n);
+            }
+        ip_trace_free(obs);
+    }
+    CU_ASSERT_TRUE(found >= 20);
+}
+
 void add_random_suite(void)
 {
     CU_pSuite s = CU_add_suite("random", NULL, NULL);
     CU_add_test(s, "random_traces_against_brute_force", test_random);
+    CU_add_test(s, "windows_and_staleness", test_windows);
 }
