@@ -4,7 +4,7 @@
 #               (a normal build and an ASan+UBSan build)
 # Other targets: deps, build, asan, clean.
 
-DEB_PACKAGES := build-essential cmake pkg-config libz3-dev libcjson-dev libcunit1-dev
+DEB_PACKAGES := build-essential cmake pkg-config libz3-dev libcjson-dev libcunit1-dev jq
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan

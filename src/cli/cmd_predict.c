@@ -16,6 +16,7 @@
 
 #define CMD "predict"
 #define DEFAULT_OUT "isopredict-out"
+#define MIN_MEMORY (64ull << 20)  /* Z3 and the checkers at rest */
 
 typedef struct predict_args {
     ip_predict_opts opts;
@@ -166,8 +167,13 @@ static int take_option(predict_args *a, int c, const char *arg)
         a->opts.max_predictions = v;
         return -1;
     case OPT_MEMORY:
-        return cli_parse_size(CMD, "--max-memory", arg, &a->opts.max_memory)
-                   ? -1 : IP_EXIT_USAGE;
+        if (!cli_parse_size(CMD, "--max-memory", arg, &a->opts.max_memory))
+            return IP_EXIT_USAGE;
+        if (a->opts.max_memory && a->opts.max_memory < MIN_MEMORY)
+            return cli_usage_error(CMD, "--max-memory %s is below the %u MiB "
+                                   "the program itself needs", arg,
+                                   (unsigned)(MIN_MEMORY >> 20));
+        return -1;
     case OPT_SEARCH:
         return parse_search(a, arg);
     case OPT_WINDOW:
@@ -477,6 +483,7 @@ static bool print_json(const predict_args *a, const ip_trace *obs,
         if (!info)
             continue;
         cJSON_AddStringToObject(info, "file", files[i].json);
+        cJSON_AddNumberToObject(info, "seconds", p[i].seconds);
         if (a->dot)
             cJSON_AddStringToObject(info, "dot", files[i].dot);
         cJSON_AddItemToArray(preds, info);

@@ -1,6 +1,6 @@
 /* main.c - runner of the predict unit tests: `test_predict [SUITE]` runs
  * one suite (extract, confirm, oracle, traces, enumerate, micro_causal,
- * micro_rc, random) or all of them. */
+ * micro_rc, random, guard) or all of them. */
 #include "suites.h"
 
 #include <CUnit/Basic.h>
@@ -20,6 +20,7 @@ static const suite_entry suites[] = {
     {"micro_causal", add_micro_causal_suite},
     {"micro_rc", add_micro_rc_suite},
     {"random", add_random_suite},
+    {"guard", add_guard_suite},
 };
 
 int main(int argc, char **argv)

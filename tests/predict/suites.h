@@ -12,5 +12,6 @@ void add_enumerate_suite(void);
 void add_micro_causal_suite(void);
 void add_micro_rc_suite(void);
 void add_random_suite(void);
+void add_guard_suite(void);
 
 #endif

@@ -1,0 +1,80 @@
+/* test_guard.c - the run guard: the deadline, the memory budget and the
+ * caller's interrupt flag each raise the stop flag with their reason. */
+#include "suites.h"
+#include "guard.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+static void wait_stop(guard *g, double seconds)
+{
+    struct timespec ms = { 0, 5 * 1000 * 1000 };
+    double end = guard_now() + seconds;
+    while (!guard_stopped(g) && guard_now() < end)
+        nanosleep(&ms, NULL);
+}
+
+static void test_deadline(void)
+{
+    ip_error err = {{0}};
+    guard *g = guard_start(guard_now() + 0.05, 0, NULL, stderr, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_FALSE(guard_stopped(g));
+    wait_stop(g, 2.0);
+    CU_ASSERT_TRUE(guard_stopped(g));
+    CU_ASSERT_EQUAL(guard_why(g), GUARD_TIME);
+    CU_ASSERT_STRING_EQUAL(guard_reason_name(guard_why(g)), "time limit");
+    guard_finish(g);
+}
+
+static void test_memory(void)
+{
+    ip_error err = {{0}};
+    /* a budget 64 MiB above what the process holds now */
+    guard *probe = guard_start(0, 0, NULL, stderr, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(probe);
+    uint64_t base = guard_peak(probe);
+    guard_finish(probe);
+    guard *g = guard_start(0, base + (64u << 20), NULL, stderr, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    size_t n = 72u << 20;
+    char *big = malloc(n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    volatile char *touch = big;  /* resident, not just reserved: stores */
+    for (size_t i = 0; i < n; i += 4096)  /* the compiler must keep */
+        touch[i] = 1;
+    wait_stop(g, 2.0);
+    CU_ASSERT_TRUE(guard_stopped(g));
+    CU_ASSERT_EQUAL(guard_why(g), GUARD_MEMORY);
+    CU_ASSERT_TRUE(guard_peak(g) >= base + (64u << 20));
+    free(big);
+    guard_finish(g);
+}
+
+static void test_interrupt(void)
+{
+    ip_error err = {{0}};
+    atomic_bool flag;
+    atomic_init(&flag, false);
+    guard *g = guard_start(0, 0, &flag, stderr, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    atomic_store(&flag, true);
+    wait_stop(g, 2.0);
+    CU_ASSERT_EQUAL(guard_why(g), GUARD_INTERRUPT);
+    guard_finish(g);
+    /* done is not a limit, and the first reason stays */
+    g = guard_start(0, 0, NULL, stderr, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    guard_done(g);
+    CU_ASSERT_TRUE(guard_stopped(g));
+    CU_ASSERT_EQUAL(guard_why(g), GUARD_DONE);
+    guard_finish(g);
+}
+
+void add_guard_suite(void)
+{
+    CU_pSuite s = CU_add_suite("guard", NULL, NULL);
+    CU_add_test(s, "deadline", test_deadline);
+    CU_add_test(s, "memory budget", test_memory);
+    CU_add_test(s, "interrupt and done", test_interrupt);
+}
