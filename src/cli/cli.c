@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode)
@@ -125,9 +124,3 @@ bool cli_parse_size(const char *cmd, const char *opt, const char *s,
     return true;
 }
 
-double cli_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}

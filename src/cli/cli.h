@@ -82,7 +82,4 @@ void cli_interrupt_stop(cli_interrupt *in);
 bool cli_parse_size(const char *cmd, const char *opt, const char *s,
                     uint64_t *out);
 
-/* Monotonic seconds. */
-double cli_now(void);
-
 #endif

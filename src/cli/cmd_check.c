@@ -10,7 +10,6 @@
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdlib.h>
-#include <time.h>
 
 /* Traces this large get progress lines on stderr. */
 #define CHECK_PROGRESS_EVENTS 100000u
@@ -36,13 +35,6 @@ static void usage(FILE *out)
           "exit status: 0 satisfied, 1 violated, 2 usage or input error,\n"
           "3 undecided (timeout), 4 level not available in this build.\n",
           out);
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 static int exit_status(ip_check_result r)
@@ -141,7 +133,7 @@ int cmd_check(int argc, char **argv)
     int status = parse_args(argc, argv, &a);
     if (status >= 0)
         return status;
-    double start = now_ms();
+    double start = 1000.0 * ip_now();
     ip_trace *t = cli_load_trace(a.path, a.fmt, IP_LENIENT);
     if (!t)
         return IP_EXIT_USAGE;
@@ -149,7 +141,7 @@ int cmd_check(int argc, char **argv)
     if (progress)
         fprintf(stderr, "isopredict check: read %u transactions, %u events "
                 "in %.0f ms; checking %s\n", ip_committed_count(t),
-                t->n_events, now_ms() - start, ip_level_name(a.level));
+                t->n_events, 1000.0 * ip_now() - start, ip_level_name(a.level));
     ip_verdict v;
     ip_error err = {{0}};
     ip_check_result r = ip_check(t, a.level, &a.opts, &v, &err);

@@ -559,13 +559,13 @@ int cmd_predict(int argc, char **argv)
     int r = parse_args(argc, argv, &a);
     if (r >= 0)
         return r;
-    double start = cli_now();
+    double start = ip_now();
     ip_trace *obs = cli_load_trace(a.trace, a.fmt, IP_STRICT);
     if (!obs)
         return IP_EXIT_USAGE;
     /* --timeout covers reading too: the search gets what is left */
     if (a.opts.timeout_ms) {
-        double spent = (cli_now() - start) * 1000.0;
+        double spent = (ip_now() - start) * 1000.0;
         if (spent >= a.opts.timeout_ms) {
             fprintf(stderr, "isopredict: time limit of %u s reached while "
                     "reading %s; try a longer --timeout\n", a.timeout_s,

@@ -155,6 +155,5 @@ static inline bool enc_halted(ip_encoder *e)
         e->halted = true;
     return e->halted || e->oom;
 }
-double enc_now(void);
 
 #endif

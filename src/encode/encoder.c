@@ -130,7 +130,7 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
         ip_fail(err, "encode: out of memory");
         return NULL;
     }
-    double t0 = enc_now();
+    double t0 = ip_now();
     e->tr = obs;
     e->opts = *opts;
     bool ok = open_solver(e, err) && enc_index(e, err) &&
@@ -144,7 +144,7 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
         return NULL;
     }
     e->st.txns = e->n_rel;
-    e->st.gen_seconds = enc_now() - t0;
+    e->st.gen_seconds = ip_now() - t0;
     return e;
 }
 
@@ -251,9 +251,9 @@ ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
     }
     Z3_solver_set_params(enc->z, enc->s, p);
     Z3_params_dec_ref(enc->z, p);
-    double t0 = enc_now();
+    double t0 = ip_now();
     Z3_lbool r = Z3_solver_check(enc->z, enc->s);
-    enc->st.solve_seconds += enc_now() - t0;
+    enc->st.solve_seconds += ip_now() - t0;
     if (!enc_z3_ok(enc, err, "solving"))
         return IP_SOLVE_ERROR;
     if (r == Z3_L_FALSE)

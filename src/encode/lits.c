@@ -2,7 +2,6 @@
 #include "enc_internal.h"
 
 #include <stdio.h>
-#include <time.h>
 
 bool lit_is_true(const ip_encoder *e, Z3_ast a) { return a == e->t; }
 bool lit_is_false(const ip_encoder *e, Z3_ast a) { return !a || a == e->f; }
@@ -139,9 +138,3 @@ bool enc_z3_ok(ip_encoder *e, ip_error *err, const char *what)
                    Z3_get_error_msg(e->z, c));
 }
 
-double enc_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}

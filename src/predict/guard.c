@@ -26,13 +26,6 @@ struct guard {
     ip_encoder *enc[MAX_ENCODERS];
 };
 
-double guard_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Resident set size from /proc/self/statm (0 where there is none). */
 static uint64_t resident_bytes(void)
 {
@@ -103,7 +96,7 @@ static void *watch(void *arg)
         uint64_t rss = resident_bytes();
         if (rss > atomic_load(&g->peak))
             atomic_store(&g->peak, rss);
-        double now = guard_now();
+        double now = ip_now();
         if (g->interrupt && atomic_load(g->interrupt))
             raise_stop(g, GUARD_INTERRUPT);
         if (g->deadline > 0 && now >= g->deadline)
@@ -189,7 +182,7 @@ guard_reason guard_why(const guard *g)
 
 double guard_left(const guard *g)
 {
-    return g->deadline > 0 ? g->deadline - guard_now() : 1e9;
+    return g->deadline > 0 ? g->deadline - ip_now() : 1e9;
 }
 
 bool guard_register(guard *g, ip_encoder *e)

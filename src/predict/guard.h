@@ -36,14 +36,13 @@ typedef enum {
 
 typedef struct guard guard;
 
-/* deadline: monotonic seconds (guard_now), 0 = none; max_memory: bytes of
+/* deadline: monotonic seconds (ip_now), 0 = none; max_memory: bytes of
  * resident memory, 0 = none; interrupt: raised by the caller (SIGINT),
  * may be NULL; msg: where the last-resort line goes. */
 guard *guard_start(double deadline, uint64_t max_memory,
                    const atomic_bool *interrupt, FILE *msg, ip_error *err);
 void guard_finish(guard *g);
 
-double guard_now(void);
 const atomic_bool *guard_flag(const guard *g);
 bool guard_stopped(const guard *g);
 guard_reason guard_why(const guard *g);

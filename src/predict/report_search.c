@@ -47,23 +47,27 @@ void *ip_search_to_cjson(const ip_search_info *s)
     return j;
 }
 
+/* "search: complete" (the exhaustive search ran to the end: no more
+ * predictions exist), "search: exhaustive" (it ran until it found what
+ * was asked for) or "search: not complete", then the bounded rounds. */
 void ip_search_print(const ip_search_info *s, FILE *out)
 {
-    if (s->complete) {
-        fprintf(out, "search: exhaustive, complete\n");
-        return;
-    }
-    fprintf(out, "search: not complete");
+    const ip_search_round *last = s->n_rounds ? &s->rounds[s->n_rounds - 1]
+                                              : NULL;
+    bool exhaustive = last && exhaustive_round(last) && last->done;
+    fprintf(out, "search: %s", s->complete ? "exhaustive, complete"
+                               : exhaustive ? "exhaustive" : "not complete");
     for (uint32_t i = 0; i < s->n_rounds; i++) {
         const ip_search_round *r = &s->rounds[i];
-        if (exhaustive_round(r))
-            fprintf(out, "%s exhaustive search %s", i ? ";" : ":",
-                    r->done ? "finished" : "did not finish");
-        else
+        if (exhaustive_round(r) && r != last)
+            fprintf(out, "%s exhaustive search did not finish", i ? ";" : ":");
+        else if (!exhaustive_round(r))
             fprintf(out, "%s windows of %u transactions, staleness %u: "
                     "%u of %u searched%s", i ? ";" : ":",
                     r->window ? r->window : s->txns, r->staleness, r->done,
                     r->windows, r->gave_up ? " (some ran out of time)" : "");
+        else if (!r->done)
+            fprintf(out, "%s exhaustive search did not finish", i ? ";" : ":");
     }
     if (s->shards)
         fprintf(out, " (shard %u of %u)", s->shard + 1, s->shards);

@@ -69,7 +69,7 @@ accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
         }
     }
     if (r == ACCEPT_KEPT) {
-        p->seconds = guard_now() - rs->start;
+        p->seconds = ip_now() - rs->start;
         rs->kept[rs->n_kept++] = (kept){.p = *p, .sig = sig, .n_sig = n_sig,
                                         .round = rs->round, .window = window};
         memset(p, 0, sizeof *p);
@@ -257,7 +257,7 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                                  ip_predict_stats *stats, ip_error *err)
 {
     ip_predict_stats local;
-    run_state rs = {.obs = obs, .opts = opts, .start = guard_now(),
+    run_state rs = {.obs = obs, .opts = opts, .start = ip_now(),
                     .want = opts->max_predictions ? opts->max_predictions : 1,
                     .stats = stats ? stats : &local, .err = err,
                     .failure = IP_PREDICT_NONE};
@@ -300,7 +300,7 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
         r = IP_PREDICT_FOUND;
     if (r == IP_PREDICT_NONE && rs.n_kept)
         r = IP_PREDICT_FOUND;
-    rs.stats->seconds = guard_now() - rs.start;
+    rs.stats->seconds = ip_now() - rs.start;
     qsort(rs.kept, rs.n_kept, sizeof *rs.kept, by_round_window);
     ip_prediction *preds = calloc((size_t)rs.n_kept + 1, sizeof *preds);
     for (uint32_t i = 0; i < rs.n_kept; i++) {

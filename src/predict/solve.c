@@ -16,7 +16,7 @@ static void progress(const problem *pb, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(pb->progress, "isopredict: [%7.2fs] ", guard_now() - pb->start);
+    fprintf(pb->progress, "isopredict: [%7.2fs] ", ip_now() - pb->start);
     vfprintf(pb->progress, fmt, ap);
     fputc('\n', pb->progress);
     fflush(pb->progress);
@@ -31,8 +31,8 @@ static bool time_left(const problem *pb, unsigned *ms)
     if (guard_stopped(pb->g))
         return false;
     double left = guard_left(pb->g);
-    if (pb->deadline > 0 && pb->deadline - guard_now() < left)
-        left = pb->deadline - guard_now();
+    if (pb->deadline > 0 && pb->deadline - ip_now() < left)
+        left = pb->deadline - ip_now();
     if (left <= 0.0005)
         return false;
     *ms = left * 1000.0 > 4e9 ? 4000000000u : (unsigned)(left * 1000.0) + 1;

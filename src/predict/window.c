@@ -351,7 +351,7 @@ static void round_progress(round_state *rd, bool final)
 {
     const run_state *rs = rd->rs;
     FILE *f = rs->opts->progress;
-    double now = guard_now();
+    double now = ip_now();
     if (!f || (!final && now - rd->last_line < (rs->opts->progress_live
                                                     ? 0.2 : 1.0)))
         return;
@@ -385,7 +385,7 @@ static void solve_window(round_state *rd, uint32_t j)
                                  .staleness = rd->staleness,
                                  .order_pos = w.sub_pos};
         if (rd->window_seconds > 0)
-            pb.deadline = guard_now() + rd->window_seconds;
+            pb.deadline = ip_now() + rd->window_seconds;
         r = solve_problem(&pb);
     }
     window_close(&w);

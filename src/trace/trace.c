@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <time.h>
 
 bool ip_fail(ip_error *err, const char *fmt, ...)
 {
@@ -79,4 +80,11 @@ void ip_trace_free(ip_trace *t)
     free(t->wkey_event);
     free(t->anomalies);
     free(t);
+}
+
+double ip_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

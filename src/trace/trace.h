@@ -182,6 +182,9 @@ uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key);
 /* so(a, b): a precedes b in session order (txn 0 precedes everything). */
 bool ip_so(const ip_trace *t, uint32_t a, uint32_t b);
 
+/* Monotonic seconds: the one clock of the project (durations, deadlines). */
+double ip_now(void);
+
 /* Number of committed transactions other than txn 0. */
 uint32_t ip_committed_count(const ip_trace *t);
 

@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const struct {
     const char *name;
@@ -62,18 +61,11 @@ static ip_check_result check_strong(const ip_trace *t, ip_level lvl,
     return ip_check_si(t, opts, out, err);
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 ip_check_result ip_check(const ip_trace *t, ip_level lvl,
                          const ip_check_opts *opts, ip_verdict *out,
                          ip_error *err)
 {
-    double start = now_seconds();
+    double start = ip_now();
     *out = (ip_verdict){.level = lvl, .n_anomalies = t->n_anomalies};
     ip_check_result r = IP_CHECK_ERROR;
     if (lvl == IP_LVL_SER || lvl == IP_LVL_SI)
@@ -92,7 +84,7 @@ ip_check_result ip_check(const ip_trace *t, ip_level lvl,
     out->level = lvl;
     out->result = r;
     out->n_anomalies = t->n_anomalies;
-    out->seconds = now_seconds() - start;
+    out->seconds = ip_now() - start;
     return r;
 }
 

@@ -4,16 +4,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "strong_graph.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void free_ctx(sg_ctx *c)
 {
@@ -33,7 +25,7 @@ static void free_ctx(sg_ctx *c)
 static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
                               const ip_strong_opts *sopts)
 {
-    double t0 = now_seconds();
+    double t0 = ip_now();
     if (!sg_build_known(c))
         return IP_CHECK_ERROR;
     if (!sg_index(&c->g)) {
@@ -44,10 +36,10 @@ static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
         return IP_CHECK_VIOLATION;       /* so ∪ wr alone is cyclic */
     if (!sg_chain_keys(c, sopts->no_chains))
         return IP_CHECK_ERROR;
-    double t1 = now_seconds();
+    double t1 = ip_now();
     c->stats->sec_known = t1 - t0;
     sg_status st = sg_prune(c, sopts->no_pruning);
-    double t2 = now_seconds();
+    double t2 = ip_now();
     c->stats->sec_prune = t2 - t1;
     if (st != SG_OPEN)
         return st == SG_CONFLICT ? IP_CHECK_VIOLATION
@@ -55,7 +47,7 @@ static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
                                  : IP_CHECK_ERROR;
     ip_check_result res = sg_solve(c, opts ? opts->timeout_ms : 0,
                                    sopts->no_guess);
-    c->stats->sec_solve = now_seconds() - t2;
+    c->stats->sec_solve = ip_now() - t2;
     return res;
 }
 
@@ -64,7 +56,7 @@ ip_check_result ip_check_strong(const ip_trace *t, bool si,
                                 const ip_strong_opts *sopts, ip_verdict *out,
                                 ip_strong_stats *stats, ip_error *err)
 {
-    double t0 = now_seconds();
+    double t0 = ip_now();
     ip_strong_stats local_stats;
     ip_strong_opts no_opts = { false, false, false };
     ip_error local_err;
@@ -101,7 +93,7 @@ ip_check_result ip_check_strong(const ip_trace *t, bool si,
         out->n_cycles = 0;
     }
     out->result = res;
-    out->seconds = now_seconds() - t0;
+    out->seconds = ip_now() - t0;
     return res;
 }
 

@@ -16,7 +16,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <z3.h>
 
 #include "strong_graph.h"
@@ -161,13 +160,6 @@ bool sg_complete_by_topo(sg_ctx *c)
     return ok;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 static Z3_ast pair_var(Z3_context z, uint64_t k)
 {
     return Z3_mk_const(z, Z3_mk_int_symbol(z, (int)k), Z3_mk_bool_sort(z));
@@ -218,7 +210,7 @@ static bool read_model(search *s, Z3_context z, Z3_solver sv)
 static ip_check_result lazy(search *s, Z3_context z, unsigned timeout_ms)
 {
     sg_ctx *c = s->c;
-    double deadline = now_ms() + timeout_ms;
+    double deadline = 1000.0 * ip_now() + timeout_ms;
     Z3_solver sv = Z3_mk_solver(z);
     Z3_solver_inc_ref(z, sv);
     Z3_params prm = Z3_mk_params(z);
@@ -230,7 +222,7 @@ static ip_check_result lazy(search *s, Z3_context z, unsigned timeout_ms)
             sg_oom(c);
             break;
         }
-        double left = deadline - now_ms();
+        double left = deadline - 1000.0 * ip_now();
         if (timeout_ms && left < 1) {
             res = IP_CHECK_UNKNOWN;
             break;
