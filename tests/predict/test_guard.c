@@ -9,15 +9,15 @@
 static void wait_stop(guard *g, double seconds)
 {
     struct timespec ms = { 0, 5 * 1000 * 1000 };
-    double end = guard_now() + seconds;
-    while (!guard_stopped(g) && guard_now() < end)
+    double end = ip_now() + seconds;
+    while (!guard_stopped(g) && ip_now() < end)
         nanosleep(&ms, NULL);
 }
 
 static void test_deadline(void)
 {
     ip_error err = {{0}};
-    guard *g = guard_start(guard_now() + 0.05, 0, NULL, stderr, &err);
+    guard *g = guard_start(ip_now() + 0.05, 0, NULL, stderr, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     CU_ASSERT_FALSE(guard_stopped(g));
     wait_stop(g, 2.0);
