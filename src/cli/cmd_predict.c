@@ -440,7 +440,7 @@ static void print_limit(const predict_args *a, const ip_predict_stats *st,
                 "not built; try a larger --max-memory, or a bounded search "
                 "(--window 64 --staleness 4)\n", gib(si->estimate.bytes),
                 (double)si->estimate.literals / 1e6, si->estimate.txns,
-                gib(a->opts.max_memory ? a->opts.max_memory : 4ull << 30));
+                gib(a->opts.max_memory));
 }
 
 static void print_human(const predict_args *a, const ip_trace *obs,

@@ -371,8 +371,8 @@ static uint64_t estimate_literals(const ip_encoder *e)
         uint64_t c = g->cand_count, w = t->key_writer_first[g->key + 1] -
                                          t->key_writer_first[g->key];
         lits += (strict ? 6 : 8 * (uint64_t)g->ev_count) * c;
-        if (e->opts.model == IP_LVL_CAUSAL)
-            lits += 4 * c * w + 3 * c * (t->n_sessions + 1);
+        if (e->opts.model == IP_LVL_CAUSAL)   /* ww_causal; hb: transitivity */
+            lits += 4 * c * w + 3 * c * e->n_rel; /* per candidate edge */
         else
             lits += 5 * c * w * g->ev_count;
     }

@@ -12,8 +12,6 @@
 /* The exhaustive formula is built at once below this estimate; above it,
  * bounded rounds come first (the paper-sized TPC-C shape is ~250 k). */
 #define AUTO_EXHAUSTIVE_LITERALS 1500000ull
-/* Without a memory budget, the exhaustive formula must fit this. */
-#define DEFAULT_FORMULA_BYTES (4ull << 30)
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -186,11 +184,11 @@ static ip_predict_result widening(run_state *rs, ip_search_info *si)
     return r;
 }
 
+/* Does the exhaustive formula fit the memory budget?  Without a budget
+ * it always does. */
 static bool fits(const run_state *rs, const ip_encode_estimate *est)
 {
-    uint64_t budget = rs->opts->max_memory ? rs->opts->max_memory
-                                           : DEFAULT_FORMULA_BYTES;
-    return est->bytes <= budget;
+    return !rs->opts->max_memory || est->bytes <= rs->opts->max_memory;
 }
 
 static ip_predict_result search(run_state *rs, ip_search_info *si)

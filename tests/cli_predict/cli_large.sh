@@ -27,7 +27,7 @@ timeout)
     # generation of this exhaustive formula takes far longer than 1 s
     record tpcc 3 64 t.json
     t0=$(now)
-    "$BIN" predict --search exhaustive --timeout 1 --out o t.json >out 2>err
+    "$BIN" predict --search exhaustive --max-memory 0 --timeout 1 --out o t.json >out 2>err
     st=$?
     [ "$st" = 3 ] || fail "exit $st, expected 3"
     within 4 "$t0" || fail "--timeout 1 took more than 4 s"
@@ -45,7 +45,7 @@ memory)
     ;;
 interrupt)
     record tpcc 3 64 t.json
-    "$BIN" predict --search exhaustive --timeout 0 --out o t.json >out 2>err &
+    "$BIN" predict --search exhaustive --max-memory 0 --timeout 0 --out o t.json >out 2>err &
     pid=$!
     sleep 1
     t0=$(now)
