@@ -79,11 +79,18 @@ struct ip_encoder {
                                  equal to gwr_hist for strict */
     uint32_t n_gcand;
 
-    /* pair relations over relevant indices, n_rel * n_rel */
-    Z3_ast *wr_hist, *wr_bound;
+    /* wr over relevant indices, sparse (it follows the candidate
+     * writers, never n_rel^2): reader r's possible writers are
+     * wr_src[wr_first[r] .. wr_first[r+1]), ascending, with wr_h (within
+     * the predicted history) and wr_b (within the boundary, relaxed hb;
+     * equal to wr_h for strict) */
+    uint32_t *wr_first, *wr_src;
+    Z3_ast *wr_h, *wr_b;
     Z3_ast *co;               /* n_rel Int commit positions */
+    /* dense pair relations, n_rel * n_rel (the exhaustive formulas that
+     * need them are cubic anyway) */
     Z3_ast *hb;               /* causal only */
-    Z3_ast *pco, *rank;       /* approx only */
+    Z3_ast *pco, *rank;       /* approx-rank only */
 
     /* refutations: relevant indices that complete refuted orders */
     uint32_t *fill;
@@ -140,6 +147,10 @@ Z3_ast enc_at_boundary(ip_encoder *e, uint32_t ev);
 
 /* ---- relations ---- */
 bool enc_wr_pairs(ip_encoder *e, ip_error *err);     /* wr.c */
+/* wr(w, r) over relevant indices, within the history (bound false) or
+ * the boundary; false where w can never be r's writer.  O(log) in r's
+ * candidate writers. */
+Z3_ast enc_wr(const ip_encoder *e, uint32_t w, uint32_t r, bool bound);
 bool enc_weak(ip_encoder *e, ip_error *err);         /* weak.c */
 bool enc_pco(ip_encoder *e, ip_error *err);          /* pco.c */
 

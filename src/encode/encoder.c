@@ -35,8 +35,8 @@ void ip_encoder_free(ip_encoder *e)
         e->rel, e->relv, e->cand_first, e->cand_txn, e->cx, e->obs_cand,
         e->unit_first, e->unit_id, e->g, e->units_before, e->nw, e->tainted,
         e->inc,
-        e->groups, e->gev, e->gcand, e->gwr_hist, e->gwr_bound, e->wr_hist,
-        e->wr_bound, e->co, e->hb, e->pco, e->rank, e->fill,
+        e->groups, e->gev, e->gcand, e->gwr_hist, e->gwr_bound, e->wr_first,
+        e->wr_src, e->wr_h, e->wr_b, e->co, e->hb, e->pco, e->rank, e->fill,
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);

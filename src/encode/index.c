@@ -395,7 +395,10 @@ bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
         out->txns = e->n_rel;
         out->candidates = e->n_cand;
         out->literals = estimate_literals(e);
-        out->bytes = out->literals * BYTES_PER_LITERAL + pairs * 44;
+        /* dense pair arrays: hb (causal), pco and rank (approx-rank) */
+        uint64_t dense = (opts->model == IP_LVL_CAUSAL ? 8 : 0) +
+                         (opts->encoding == IP_ENC_APPROX_RANK ? 16 : 0);
+        out->bytes = out->literals * BYTES_PER_LITERAL + pairs * dense;
     }
     ip_encoder_free(e);
     return ok;

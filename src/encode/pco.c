@@ -142,7 +142,7 @@ bool enc_pco(ip_encoder *e, ip_error *err)
                 }
             }
             cl[k++] = lit_not(e, e->pco[p]);
-            cl[k++] = e->wr_hist[p];
+            cl[k++] = a ? enc_wr(e, a, c, false) : e->f;
             for (uint32_t i = 0; i < nt; i++)
                 cl[k++] = l.term[order[first[p] + i]];
             for (uint32_t b = 1; c != 0 && b < n; b++) {

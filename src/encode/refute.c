@@ -125,12 +125,14 @@ static bool violations(ip_encoder *e, const order_view *o, lit_vec *v)
     }
     /* wr against the order: one txn-level literal per pair, not one per
      * key, which keeps the clause small */
-    for (uint32_t i2 = 1; i2 < e->n_rel; i2++)
-        for (uint32_t i3 = 1; i3 < e->n_rel; i3++) {
+    for (uint32_t i3 = 1; i3 < e->n_rel; i3++)
+        for (uint32_t i = e->wr_first[i3]; i < e->wr_first[i3 + 1]; i++) {
+            uint32_t i2 = e->wr_src[i];
             uint32_t t2 = e->relv[i2], t3 = e->relv[i3];
-            Z3_ast wr = e->wr_hist[i2 * e->n_rel + i3];
-            if (i2 == i3 || lit_is_false(e, wr) || !present(o, e, t2) ||
-                !present(o, e, t3) || before(e, o, t2, t3))
+            Z3_ast wr = e->wr_h[i];
+            if (i2 == 0 || i2 == i3 || lit_is_false(e, wr) ||
+                !present(o, e, t2) || !present(o, e, t3) ||
+                before(e, o, t2, t3))
                 continue;
             if (!vpush(v, wr))
                 return false;

@@ -31,12 +31,13 @@ static void encode_order_edges(ip_encoder *e)
             prev = x;
         }
     }
-    for (uint32_t a = 1; a < n && !enc_halted(e); a++)
-        for (uint32_t b = 1; b < n; b++) {
-            Z3_ast wr = e->wr_bound[a * n + b];
-            if (lit_is_false(e, wr))
+    for (uint32_t b = 1; b < n && !enc_halted(e); b++)
+        for (uint32_t i = e->wr_first[b]; i < e->wr_first[b + 1]; i++) {
+            uint32_t a = e->wr_src[i];
+            if (a == 0 || lit_is_false(e, e->wr_b[i]))
                 continue;
-            Z3_ast c[2] = { lit_not(e, wr), co_lt(e, e->relv[a], e->relv[b]) };
+            Z3_ast c[2] = { lit_not(e, e->wr_b[i]),
+                            co_lt(e, e->relv[a], e->relv[b]) };
             enc_clause(e, c, 2);
         }
 }
@@ -88,7 +89,7 @@ static bool encode_hb(ip_encoder *e)
         next[a] = IP_NONE;
         for (uint32_t b = 0; b < n; b++)
             if (ip_so(t, e->relv[a], e->relv[b]) ||
-                (a && !lit_is_false(e, e->wr_bound[a * n + b])))
+                (a && !lit_is_false(e, enc_wr(e, a, b, true))))
                 SET(reach, a, b);
     }
     for (uint32_t k = 0; k < n && !enc_halted(e); k++)
@@ -136,7 +137,7 @@ static bool encode_hb(ip_encoder *e)
             }
     for (uint32_t b = 1; b < n && !enc_halted(e); b++)
         for (uint32_t c = 1; c < n; c++) {
-            Z3_ast edge = e->wr_bound[b * n + c];
+            Z3_ast edge = enc_wr(e, b, c, true);
             if (next[b] == c)
                 edge = e->t;
             if (lit_is_false(e, edge))

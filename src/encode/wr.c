@@ -5,42 +5,102 @@
 
 #include <stdlib.h>
 
-typedef struct pair_terms {
-    uint32_t *first;          /* n_pairs + 1 */
-    Z3_ast *hist, *bound;
-} pair_terms;
-
-/* Bucket every (group, candidate) literal by its (writer, reader) pair. */
-static bool collect(ip_encoder *e, pair_terms *pt)
+static int cmp_u64(const void *a, const void *b)
 {
-    uint64_t np = (uint64_t)e->n_rel * e->n_rel;
-    pt->first = calloc(np + 2, sizeof *pt->first);
-    pt->hist = malloc(sizeof *pt->hist * (e->n_gcand + 1));
-    pt->bound = malloc(sizeof *pt->bound * (e->n_gcand + 1));
-    if (!pt->first || !pt->hist || !pt->bound)
-        return false;
-    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
+    const uint64_t *x = a, *y = b;
+    return *x < *y ? -1 : *x > *y;
+}
+
+/* One reader's wr list: its groups' (writer, literal) candidates sorted
+ * by writer, the literals of one writer (over several keys) or-ed. */
+static void reader_list(ip_encoder *e, uint32_t g0, uint32_t g1,
+                        uint64_t *scratch, Z3_ast *th, Z3_ast *tb,
+                        uint32_t *n_out)
+{
+    bool strict = e->opts.boundary == IP_BOUNDARY_STRICT;
+    uint32_t m = 0, k = *n_out;
+    for (uint32_t gi = g0; gi < g1; gi++) {
         const enc_group *g = &e->groups[gi];
         for (uint32_t i = 0; i < g->cand_count; i++) {
             uint32_t w = e->gcand[g->cand_first + i];
             if (w != IP_INIT_TXN)
-                pt->first[pair(e, w, g->txn) + 2]++;
+                scratch[m++] = (uint64_t)e->rel[w] << 32 | (g->wr_first + i);
         }
     }
-    for (uint64_t p = 0; p < np; p++)
-        pt->first[p + 2] += pt->first[p + 1];
-    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
-        const enc_group *g = &e->groups[gi];
-        for (uint32_t i = 0; i < g->cand_count; i++) {
-            uint32_t w = e->gcand[g->cand_first + i];
-            if (w == IP_INIT_TXN)
-                continue;
-            uint32_t at = pt->first[pair(e, w, g->txn) + 1]++;
-            pt->hist[at] = e->gwr_hist[g->wr_first + i];
-            pt->bound[at] = e->gwr_bound[g->wr_first + i];
+    qsort(scratch, m, sizeof *scratch, cmp_u64);
+    uint32_t r = e->rel[e->groups[g0].txn];
+    for (uint32_t i = 0, j; i < m; i = j) {
+        uint32_t n = 0;
+        for (j = i; j < m && scratch[j] >> 32 == scratch[i] >> 32; j++, n++) {
+            th[n] = e->gwr_hist[(uint32_t)scratch[j]];
+            tb[n] = e->gwr_bound[(uint32_t)scratch[j]];
         }
+        uint32_t w = (uint32_t)(scratch[i] >> 32);
+        e->wr_src[k] = w;
+        e->wr_h[k] = lit_or_def(e, th, n, "wr", e->relv[w], e->relv[r]);
+        e->wr_b[k] = strict ? e->wr_h[k]
+                            : lit_or_def(e, tb, n, "wrb", e->relv[w],
+                                         e->relv[r]);
+        k++;
     }
-    return true;
+    *n_out = k;
+}
+
+/* The sparse wr lists, reader by reader (groups come ordered by reader). */
+static bool build_lists(ip_encoder *e)
+{
+    uint32_t max = 1;
+    for (uint32_t gi = 0, g0 = 0; gi <= e->n_groups; gi++) {
+        if (gi < e->n_groups && e->groups[gi].txn == e->groups[g0].txn)
+            continue;
+        uint32_t c = 0;
+        for (uint32_t x = g0; x < gi; x++)
+            c += e->groups[x].cand_count;
+        max = c > max ? c : max;
+        g0 = gi;
+    }
+    uint64_t *scratch = malloc(sizeof *scratch * (max + 1));
+    Z3_ast *th = malloc(sizeof *th * (max + 1));
+    Z3_ast *tb = malloc(sizeof *tb * (max + 1));
+    e->wr_first = calloc(e->n_rel + 2, sizeof *e->wr_first);
+    e->wr_src = malloc(sizeof *e->wr_src * (e->n_gcand + 1));
+    e->wr_h = malloc(sizeof *e->wr_h * (e->n_gcand + 1));
+    e->wr_b = malloc(sizeof *e->wr_b * (e->n_gcand + 1));
+    bool ok = scratch && th && tb && e->wr_first && e->wr_src && e->wr_h &&
+              e->wr_b;
+    uint32_t k = 0, r = 0;
+    for (uint32_t g0 = 0, gi = 0; ok && g0 < e->n_groups; g0 = gi) {
+        if (enc_halted(e))
+            break;
+        for (gi = g0; gi < e->n_groups &&
+                      e->groups[gi].txn == e->groups[g0].txn; gi++)
+            ;
+        uint32_t rr = e->rel[e->groups[g0].txn];
+        while (r <= rr)
+            e->wr_first[r++] = k;
+        reader_list(e, g0, gi, scratch, th, tb, &k);
+    }
+    while (ok && r <= e->n_rel)
+        e->wr_first[r++] = k;
+    free(scratch);
+    free(th);
+    free(tb);
+    return ok;
+}
+
+Z3_ast enc_wr(const ip_encoder *e, uint32_t w, uint32_t r, bool bound)
+{
+    uint32_t lo = e->wr_first[r], hi = e->wr_first[r + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (e->wr_src[mid] < w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == e->wr_first[r + 1] || e->wr_src[lo] != w)
+        return e->f;
+    return bound ? e->wr_b[lo] : e->wr_h[lo];
 }
 
 static void encode_taint(ip_encoder *e)
@@ -63,9 +123,10 @@ static void encode_taint(ip_encoder *e)
                 break;
             }
         }
-        for (uint32_t ui = 1; ui < n; ui++) {
-            Z3_ast wr = e->wr_bound[ui * n + xi];
-            if (lit_is_false(e, wr))
+        for (uint32_t i = e->wr_first[xi]; i < e->wr_first[xi + 1]; i++) {
+            uint32_t ui = e->wr_src[i];
+            Z3_ast wr = e->wr_b[i];
+            if (ui == 0 || lit_is_false(e, wr))
                 continue;
             uint32_t u = e->relv[ui];
             uint32_t su = t->txns[u].session;
@@ -93,26 +154,9 @@ static void encode_taint(ip_encoder *e)
 
 bool enc_wr_pairs(ip_encoder *e, ip_error *err)
 {
-    uint64_t np = (uint64_t)e->n_rel * e->n_rel;
-    pair_terms pt = { 0 };
-    e->wr_hist = calloc(np + 1, sizeof *e->wr_hist);
-    e->wr_bound = calloc(np + 1, sizeof *e->wr_bound);
-    if (!e->wr_hist || !e->wr_bound || !collect(e, &pt)) {
-        free(pt.first); free(pt.hist); free(pt.bound);
+    if (!build_lists(e))
         return ip_fail(err, "encode: out of memory");
-    }
-    bool strict = e->opts.boundary == IP_BOUNDARY_STRICT;
-    for (uint64_t p = 0; p < np; p++) {
-        if (p % e->n_rel == 0 && enc_halted(e))
-            break;
-        uint32_t a = pt.first[p], n = pt.first[p + 1] - a;
-        uint32_t w = (uint32_t)(p / e->n_rel), r = (uint32_t)(p % e->n_rel);
-        e->wr_hist[p] = lit_or_def(e, pt.hist + a, n, "wr", w, r);
-        e->wr_bound[p] = strict ? e->wr_hist[p]
-                                : lit_or_def(e, pt.bound + a, n, "wrb", w, r);
-    }
-    free(pt.first); free(pt.hist); free(pt.bound);
-    if (!strict && !enc_halted(e))
+    if (e->opts.boundary != IP_BOUNDARY_STRICT && !enc_halted(e))
         encode_taint(e);
     return enc_z3_ok(e, err, "encoding write-read relations");
 }
