@@ -53,9 +53,9 @@ run() {   # run APP SIZE MODEL SEARCH
     j=$out/runs/$tag.json
     if jq -e . "$j" > /dev/null 2>&1; then
         n=$(jq '.predictions | length' "$j")
-        first=$(jq -r 'if (.predictions | length) > 0 then .predictions[0].seconds // "-" else "-" end' "$j")
+        first=$(jq -r 'if (.predictions | length) > 0 then (.predictions[0].seconds * 100 | round / 100) else "-" end' "$j")
         txns=$(jq '.search.transactions' "$j")
-        searched=$(jq -r '[.search.rounds[] | "\(.kind) w\(.window) k\(.staleness) \(.searched)/\(.windows)"] | join("; ")
+        searched=$(jq -r '([.search.rounds[] | "\(.kind) w\(.window) k\(.staleness) \(.searched)/\(.windows)"] | join("; "))
                           + (if .search.complete then " (complete)" else "" end)
                           + (if .search.stopped then " stopped: \(.search.stopped)" else "" end)' "$j")
     else

@@ -97,6 +97,20 @@ bool cli_close_file(FILE *f, const char *path)
     return ok;
 }
 
+bool cli_parse_timeout(const char *cmd, const char *s, unsigned *ms)
+{
+    unsigned v;
+    if (!cli_parse_unsigned(cmd, "--timeout", s, &v))
+        return false;
+    if (v > CLI_MAX_TIMEOUT_S) {
+        cli_usage_error(cmd, "--timeout %u: at most %u seconds", v,
+                        CLI_MAX_TIMEOUT_S);
+        return false;
+    }
+    *ms = v * 1000u;
+    return true;
+}
+
 bool cli_parse_size(const char *cmd, const char *opt, const char *s,
                     uint64_t *out)
 {

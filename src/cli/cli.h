@@ -77,6 +77,11 @@ typedef struct cli_interrupt cli_interrupt;
 cli_interrupt *cli_interrupt_start(atomic_bool *flag);
 void cli_interrupt_stop(cli_interrupt *in);
 
+/* --timeout SECONDS (at most CLI_MAX_TIMEOUT_S, so that the milliseconds
+ * fit an unsigned) into *ms; false (message printed) otherwise. */
+#define CLI_MAX_TIMEOUT_S 4000000u
+bool cli_parse_timeout(const char *cmd, const char *s, unsigned *ms);
+
 /* "512M", "2G", "1.5GiB", "4096" (bytes): false (message printed) on
  * garbage. */
 bool cli_parse_size(const char *cmd, const char *opt, const char *s,

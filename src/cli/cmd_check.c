@@ -99,12 +99,8 @@ static int parse_args(int argc, char **argv, check_args *a)
             a->json = true;
             break;
         case 't':
-            if (!cli_parse_unsigned("check", "--timeout", optarg, &u))
+            if (!cli_parse_timeout("check", optarg, &a->opts.timeout_ms))
                 return IP_EXIT_USAGE;
-            if (u > 4000000)
-                return cli_usage_error("check", "--timeout %u: at most "
-                                       "4000000 seconds", u);
-            a->opts.timeout_ms = u * 1000u;
             break;
         case 'm':
             if (!cli_parse_unsigned("check", "--max-cycles", optarg, &u))

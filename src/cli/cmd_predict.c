@@ -152,12 +152,9 @@ static int take_option(predict_args *a, int c, const char *arg)
     case OPT_DOT: a->dot = true; return -1;
     case OPT_QUIET: a->quiet = true; return -1;
     case OPT_TIMEOUT:
-        if (!cli_parse_unsigned(CMD, "--timeout", arg, &v))
+        if (!cli_parse_timeout(CMD, arg, &a->opts.timeout_ms))
             return IP_EXIT_USAGE;
-        if (v > 4000000u)
-            return cli_usage_error(CMD, "--timeout %u is too large", v);
-        a->opts.timeout_ms = v * 1000u;
-        a->timeout_s = v;
+        a->timeout_s = a->opts.timeout_ms / 1000u;
         return -1;
     case OPT_MAX:
         if (!cli_parse_unsigned(CMD, "--max-predictions", arg, &v))

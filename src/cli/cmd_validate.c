@@ -88,7 +88,6 @@ static int parse_args(int argc, char **argv, validate_args *a)
         {"timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    unsigned long long v;
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "a:o:jt:h", opts, NULL)) != -1) {
@@ -112,9 +111,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
             a->w.have_seed = true;
             break;
         case 't':
-            if (!parse_ull("--timeout", optarg, 4000000, &v))
+            if (!cli_parse_timeout("validate", optarg, &a->opts.timeout_ms))
                 return IP_EXIT_USAGE;
-            a->opts.timeout_ms = (unsigned)(v * 1000u);
             break;
         case 'h':
             usage(stdout);
