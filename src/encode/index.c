@@ -357,49 +357,51 @@ bool enc_index(ip_encoder *e, ip_error *err)
  * (bench/predict/RESULTS.md, "Memory estimate"). */
 enum { BYTES_PER_LITERAL = 300 };
 
-/* An upper estimate of the literals of the formula over e's index:
- * the terms that dominate on real traces (candidate choice, the
- * arbitration clauses per read, writer and other writer of its key, hb
- * per candidate edge and session). */
-static uint64_t estimate_literals(const ip_encoder *e)
-{
-    const ip_trace *t = e->tr;
-    bool strict = e->opts.boundary == IP_BOUNDARY_STRICT;
-    uint64_t lits = 4ull * t->n_events + 4ull * e->n_rel;
-    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
-        const enc_group *g = &e->groups[gi];
-        uint64_t c = g->cand_count, w = t->key_writer_first[g->key + 1] -
-                                         t->key_writer_first[g->key];
-        lits += (strict ? 6 : 8 * (uint64_t)g->ev_count) * c;
-        if (e->opts.model == IP_LVL_CAUSAL)   /* ww_causal; hb: transitivity */
-            lits += 4 * c * w + 3 * c * e->n_rel; /* per candidate edge */
-        else
-            lits += 5 * c * w * g->ev_count;
-    }
-    return lits;
-}
-
+/* An upper estimate of the literals of the formula, from counts alone
+ * (no index is built: on a trace with thousands of writers per key the
+ * candidate lists themselves take gigabytes).  Every read of a shared key
+ * counts as its own group with every writer of the key as a candidate;
+ * the terms are those that dominate on real traces: candidate choice,
+ * the arbitration clauses per read, writer and other writer of its key,
+ * and for causal the hb closure's clauses per candidate edge and
+ * relevant transaction. */
 bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
                          ip_encode_estimate *out, ip_error *err)
 {
     if (!obs || !opts || !out)
         return ip_fail(err, "encode: estimate: no trace or options");
-    ip_encoder *e = calloc(1, sizeof *e);
-    if (!e)
-        return ip_fail(err, "encode: out of memory");
-    e->tr = obs;
-    e->opts = *opts;
-    bool ok = enc_index(e, err);
-    if (ok) {
-        uint64_t pairs = (uint64_t)e->n_rel * e->n_rel;
-        out->txns = e->n_rel;
-        out->candidates = e->n_cand;
-        out->literals = estimate_literals(e);
-        /* dense pair arrays: hb (causal), pco and rank (approx-rank) */
-        uint64_t dense = (opts->model == IP_LVL_CAUSAL ? 8 : 0) +
-                         (opts->encoding == IP_ENC_APPROX_RANK ? 16 : 0);
-        out->bytes = out->literals * BYTES_PER_LITERAL + pairs * dense;
+    bool strict = opts->boundary == IP_BOUNDARY_STRICT;
+    uint64_t n_rel = 1, cand = 0;
+    for (uint32_t x = 1; x < obs->n_txns; x++) {
+        const ip_txn *tx = &obs->txns[x];
+        bool rel = false;
+        for (uint32_t i = 0; !rel && i < tx->ev_count; i++)
+            rel = enc_key_shared(obs, obs->events[tx->ev_first + i].key);
+        n_rel += rel;
     }
-    ip_encoder_free(e);
-    return ok;
+    uint64_t lits = 4ull * obs->n_events + 4 * n_rel;
+    for (uint32_t v = 0; v < obs->n_events; v++) {
+        const ip_event *ev = &obs->events[v];
+        if (ev->kind != IP_READ || !enc_key_shared(obs, ev->key))
+            continue;
+        uint64_t w = obs->key_writer_first[ev->key + 1] -
+                     obs->key_writer_first[ev->key];
+        uint64_t c = opts->staleness && 2ull * opts->staleness + 1 < w
+                         ? 2ull * opts->staleness + 1 : w;
+        cand += c;
+        lits += (strict ? 6 : 8) * c;
+        if (opts->model == IP_LVL_CAUSAL)
+            lits += 4 * c * w + 3 * c * n_rel;
+        else
+            lits += 5 * c * w;
+    }
+    uint64_t pairs = n_rel * n_rel;
+    /* dense pair arrays: hb (causal), pco and rank (approx-rank) */
+    uint64_t dense = (opts->model == IP_LVL_CAUSAL ? 8 : 0) +
+                     (opts->encoding == IP_ENC_APPROX_RANK ? 16 : 0);
+    out->txns = (uint32_t)n_rel;
+    out->candidates = cand;
+    out->literals = lits;
+    out->bytes = lits * BYTES_PER_LITERAL + pairs * dense;
+    return true;
 }
