@@ -300,7 +300,8 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
     if (r == IP_PREDICT_NONE && rs.n_kept)
         r = IP_PREDICT_FOUND;
     rs.stats->seconds = ip_now() - rs.start;
-    qsort(rs.kept, rs.n_kept, sizeof *rs.kept, by_round_window);
+    if (rs.n_kept)
+        qsort(rs.kept, rs.n_kept, sizeof *rs.kept, by_round_window);
     ip_prediction *preds = calloc((size_t)rs.n_kept + 1, sizeof *preds);
     for (uint32_t i = 0; i < rs.n_kept; i++) {
         if (preds)
