@@ -70,7 +70,8 @@
  * changed read read only the k writes of its key nearest its observed
  * writer in the observed order (encode.h).  A window covering the whole
  * trace without a staleness bound is the exhaustive search.
- *   IP_SEARCH_AUTO        exhaustive when its formula is small; otherwise
+ *   IP_SEARCH_AUTO        exhaustive when its formula is small (estimated
+ *                         literals and transactions); otherwise
  *                         bounded rounds that widen (W 32/k 2, W 64/k 4,
  *                         ...) while time lasts, then exhaustive if it
  *                         fits the memory budget.
