@@ -47,15 +47,8 @@ typedef struct stale_ranges {
 /* Index of writer w in key k's writer list (ascending txn ids). */
 static uint32_t writer_slot(const ip_trace *t, uint32_t k, uint32_t w)
 {
-    uint32_t lo = t->key_writer_first[k], hi = t->key_writer_first[k + 1];
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (t->key_writer[mid] < w)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return ip_lower_bound(t->key_writer, t->key_writer_first[k],
+                          t->key_writer_first[k + 1], w);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -90,14 +90,8 @@ static bool build_lists(ip_encoder *e)
 
 Z3_ast enc_wr(const ip_encoder *e, uint32_t w, uint32_t r, bool bound)
 {
-    uint32_t lo = e->wr_first[r], hi = e->wr_first[r + 1];
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (e->wr_src[mid] < w)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = ip_lower_bound(e->wr_src, e->wr_first[r],
+                                 e->wr_first[r + 1], w);
     if (lo == e->wr_first[r + 1] || e->wr_src[lo] != w)
         return e->f;
     return bound ? e->wr_b[lo] : e->wr_h[lo];

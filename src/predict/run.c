@@ -105,7 +105,7 @@ static accept_result keep_exhaustive(void *ctx, ip_prediction *p)
 static ip_predict_result exhaustive(run_state *rs, ip_search_round *out)
 {
     ip_predict_stats st = {0};
-    problem pb = {.tr = rs->obs, .opts = rs->opts, .g = rs->g,
+    problem pb = {.tr = rs->obs, .g = rs->g,
                   .progress = rs->opts->progress, .start = rs->start,
                   .accept = keep_exhaustive, .ctx = rs, .stats = &st,
                   .err = rs->err};

@@ -24,7 +24,6 @@ typedef enum {
 typedef struct problem {
     const ip_trace *tr;       /* what is encoded (borrowed) */
     ip_encode_opts eo;
-    const ip_predict_opts *opts;
     guard *g;
     double deadline;          /* this problem's own limit, 0 = none */
     FILE *progress;           /* NULL: quiet */

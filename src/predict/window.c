@@ -376,7 +376,7 @@ static void solve_window(round_state *rd, uint32_t j)
     ip_predict_stats st = {0};
     ip_predict_result r = IP_PREDICT_ERROR;
     if (window_open(&w, &err)) {
-        problem pb = {.tr = w.sub, .opts = rs->opts, .g = rs->g,
+        problem pb = {.tr = w.sub, .g = rs->g,
                       .start = rs->start, .accept = window_accept, .ctx = &w,
                       .stats = &st, .err = &err};
         pb.eo = (ip_encode_opts){.model = rs->opts->model,

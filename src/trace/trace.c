@@ -29,17 +29,24 @@ const char *ip_anomaly_name(ip_anomaly_kind kind)
     return "unknown anomaly";
 }
 
-uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key)
+uint32_t ip_lower_bound(const uint32_t *a, uint32_t lo, uint32_t hi,
+                        uint32_t x)
 {
-    const ip_txn *x = &t->txns[txn];
-    uint32_t lo = x->wkey_first, hi = x->wkey_first + x->wkey_count;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (t->wkeys[mid] < key)
+        if (a[mid] < x)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key)
+{
+    const ip_txn *x = &t->txns[txn];
+    uint32_t lo = ip_lower_bound(t->wkeys, x->wkey_first,
+                                 x->wkey_first + x->wkey_count, key);
     if (lo < x->wkey_first + x->wkey_count && t->wkeys[lo] == key)
         return t->wkey_event[lo];
     return IP_NONE;

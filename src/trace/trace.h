@@ -176,6 +176,11 @@ static inline bool ip_committed(const ip_trace *t, uint32_t txn)
     return t->txns[txn].status == IP_COMMITTED;
 }
 
+/* The first index i in [lo, hi) with a[i] >= x (hi when none): a binary
+ * search over a sorted range of ids. */
+uint32_t ip_lower_bound(const uint32_t *a, uint32_t lo, uint32_t hi,
+                        uint32_t x);
+
 /* Write event of txn on key, or IP_NONE if txn does not write key. */
 uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key);
 

@@ -487,10 +487,8 @@ uint32_t expect_prediction_with(const ip_trace *obs, const char *what,
     return n;
 }
 
-uint32_t expect_prediction(const ip_trace *obs, const char *what,
-                           ip_level model, ip_boundary kind,
-                           ip_encoding enc, unsigned max_predictions,
-                           bool expect_sat)
+static ip_predict_opts opts_for(ip_level model, ip_boundary kind,
+                                 ip_encoding enc, unsigned max_predictions)
 {
     ip_predict_opts o;
     ip_predict_opts_default(&o);
@@ -499,6 +497,15 @@ uint32_t expect_prediction(const ip_trace *obs, const char *what,
     o.encoding = enc;
     o.max_predictions = max_predictions;
     o.timeout_ms = 120000;
+    return o;
+}
+
+uint32_t expect_prediction(const ip_trace *obs, const char *what,
+                           ip_level model, ip_boundary kind,
+                           ip_encoding enc, unsigned max_predictions,
+                           bool expect_sat)
+{
+    ip_predict_opts o = opts_for(model, kind, enc, max_predictions);
     return expect_prediction_with(obs, what, &o, expect_sat);
 }
 
@@ -509,13 +516,7 @@ static uint32_t expect_whole_window(const ip_trace *obs, const char *what,
                                     ip_encoding enc, uint32_t staleness,
                                     bool expect_sat)
 {
-    ip_predict_opts o;
-    ip_predict_opts_default(&o);
-    o.model = model;
-    o.boundary = kind;
-    o.encoding = enc;
-    o.max_predictions = 50;
-    o.timeout_ms = 120000;
+    ip_predict_opts o = opts_for(model, kind, enc, 50);
     o.search = IP_SEARCH_BOUNDED;
     o.window = 0;
     o.staleness = staleness;
