@@ -338,7 +338,8 @@ typedef struct round_state {
     double window_seconds;
     atomic_uint next;         /* next window index to take */
     ip_search_round *out;     /* done / gave_up, under rs->lock */
-    double last_line;
+    double last_line;         /* progress: when, and how far it said */
+    uint32_t last_searched;
 } round_state;
 
 static bool mine(const run_state *rs, uint32_t j)
@@ -347,21 +348,26 @@ static bool mine(const run_state *rs, uint32_t j)
     return o->shards < 2 || j % o->shards == o->shard;
 }
 
+/* One progress line: live (rewritten in place) on a terminal, at most
+ * five a second; plain lines at most one a second, the final one only
+ * when it says something new. */
 static void round_progress(round_state *rd, bool final)
 {
     const run_state *rs = rd->rs;
     FILE *f = rs->opts->progress;
+    bool live = rs->opts->progress_live;
     double now = ip_now();
-    if (!f || (!final && now - rd->last_line < (rs->opts->progress_live
-                                                    ? 0.2 : 1.0)))
+    uint32_t searched = rd->out->done + rd->out->gave_up;
+    if (!f || (!final && now - rd->last_line < (live ? 0.2 : 1.0)) ||
+        (final && !live && searched == rd->last_searched && rd->last_line))
         return;
     rd->last_line = now;
+    rd->last_searched = searched;
     fprintf(f, "%sisopredict: [%7.2fs] window %u, staleness %u: %u/%u "
-            "windows searched, %u prediction(s)%s",
-            rs->opts->progress_live ? "\r" : "", now - rs->start, rd->size,
-            rd->staleness, rd->out->done + rd->out->gave_up, rd->out->windows,
-            rs->n_kept, rs->opts->progress_live ? "\033[K" : "\n");
-    if (final && rs->opts->progress_live)
+            "windows searched, %u prediction(s)%s", live ? "\r" : "",
+            now - rs->start, rd->size, rd->staleness, searched,
+            rd->out->windows, rs->n_kept, live ? "\033[K" : "\n");
+    if (final && live)
         fputc('\n', f);
     fflush(f);
 }
