@@ -88,6 +88,11 @@ static void usage(FILE *out)
         "  --staleness K               bounded: a changed read reads one of the K\n"
         "                              writes of its key nearest its observed one\n"
         "  --jobs N                    windows solved in parallel (default: cores)\n"
+        "  --weak-isolation auto|eager|lazy\n"
+        "                              exhaustive search: the model's axioms in the\n"
+        "                              formula (eager), or each candidate checked and\n"
+        "                              violations forbidden (lazy; auto: lazy for\n"
+        "                              large formulas)\n"
         "  --shard I/N                 solve only the I-th of N parts of the windows\n"
         "  --quiet                     no progress lines on stderr\n\n"
         "exit status: 0 no prediction, 1 prediction found, 2 usage or input error,\n"
@@ -99,7 +104,7 @@ static void usage(FILE *out)
 enum { OPT_MODEL = 256, OPT_BOUNDARY, OPT_ENCODING, OPT_FORMAT, OPT_OUT,
        OPT_JSON, OPT_DOT, OPT_TIMEOUT, OPT_MAX, OPT_QUIET, OPT_HELP,
        OPT_MEMORY, OPT_SEARCH, OPT_WINDOW, OPT_STALENESS, OPT_JOBS,
-       OPT_SHARD };
+       OPT_SHARD, OPT_WEAK };
 
 static const struct option long_opts[] = {
     {"model", required_argument, NULL, OPT_MODEL},
@@ -118,6 +123,7 @@ static const struct option long_opts[] = {
     {"staleness", required_argument, NULL, OPT_STALENESS},
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"shard", required_argument, NULL, OPT_SHARD},
+    {"weak-isolation", required_argument, NULL, OPT_WEAK},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -190,6 +196,15 @@ static int take_option(predict_args *a, int c, const char *arg)
         return -1;
     case OPT_SHARD:
         return parse_shard(a, arg);
+    case OPT_WEAK:
+        if (!strcmp(arg, "auto") || !strcmp(arg, "eager") ||
+            !strcmp(arg, "lazy")) {
+            a->opts.weak = arg[0] == 'a' ? IP_WEAK_AUTO
+                         : arg[0] == 'e' ? IP_WEAK_EAGER : IP_WEAK_LAZY;
+            return -1;
+        }
+        return cli_usage_error(CMD, "--weak-isolation must be auto, eager "
+                               "or lazy, not '%s'", arg);
     case OPT_HELP:
         usage(stdout);
         return IP_EXIT_OK;

@@ -98,6 +98,14 @@ typedef struct ip_encode_opts {
      * staleness > 0, borrowed for the encoder's life. */
     uint32_t staleness;
     const uint32_t *order_pos;
+    /* Weak isolation checked lazily (IP_ENC_APPROX and IP_ENC_EXACT
+     * only): no commit positions, no hb, no arbitration clauses; the
+     * caller checks each candidate with the model's checker and forbids
+     * a violation's cycle with ip_encoder_forbid.  Only for an observed
+     * trace whose so u wr is acyclic: then the relaxed boundary's taint
+     * definition has a single solution without the commit positions
+     * (SEMANTICS.md).  Far smaller formulas; more solver calls. */
+    bool lazy_weak;
     /* Set by another thread to stop generation (checked in every
      * generation loop) and refutation; NULL = never.  Borrowed. */
     const atomic_bool *stop;
@@ -194,6 +202,23 @@ bool ip_encoder_refute_order(ip_encoder *enc, const uint32_t *order,
 bool ip_encoder_refute_closed(ip_encoder *enc, const uint32_t *txn,
                               uint32_t n, const uint64_t *bits, uint32_t words,
                               ip_error *err);
+
+/* A fact about a predicted history, over observed ids: read event
+ * `a` is kept and reads from txn `b` (IP_FACT_READS), txn `a` is in the
+ * history (IP_FACT_PRESENT), txn `a`'s write of key `b` is in it
+ * (IP_FACT_WRITES). */
+typedef enum { IP_FACT_READS, IP_FACT_PRESENT, IP_FACT_WRITES } ip_fact_kind;
+typedef struct ip_fact {
+    uint8_t kind;             /* ip_fact_kind */
+    uint32_t a, b;
+} ip_fact;
+
+/* Forbid any later model whose history has all n facts (a history with
+ * them has a cycle that violates the model: the lazy weak-isolation
+ * loop).  False with err set on a fact the formula cannot state (a read
+ * that cannot read from that writer). */
+bool ip_encoder_forbid(ip_encoder *enc, const ip_fact *facts, uint32_t n,
+                       ip_error *err);
 
 /* The order (observed txn ids; duplicates and irrelevant txns ignored)
  * that completes later refutations: the relevant transactions a refuted

@@ -357,13 +357,14 @@ enum { BYTES_PER_LITERAL = 300 };
  * the terms are those that dominate on real traces: candidate choice,
  * the arbitration clauses per read, writer and other writer of its key,
  * and for causal the hb closure's clauses per candidate edge and
- * relevant transaction. */
+ * relevant transaction (the last two not with lazy_weak). */
 bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
                          ip_encode_estimate *out, ip_error *err)
 {
     if (!obs || !opts || !out)
         return ip_fail(err, "encode: estimate: no trace or options");
     bool strict = opts->boundary == IP_BOUNDARY_STRICT;
+    bool lazy = opts->lazy_weak && opts->encoding != IP_ENC_APPROX_RANK;
     uint64_t n_rel = 1, cand = 0;
     for (uint32_t x = 1; x < obs->n_txns; x++) {
         const ip_txn *tx = &obs->txns[x];
@@ -383,6 +384,8 @@ bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
                          ? 2ull * opts->staleness + 1 : w;
         cand += c;
         lits += (strict ? 6 : 8) * c;
+        if (lazy)
+            continue;
         if (opts->model == IP_LVL_CAUSAL)
             lits += 4 * c * w + 3 * c * n_rel;
         else
@@ -390,7 +393,7 @@ bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
     }
     uint64_t pairs = n_rel * n_rel;
     /* dense pair arrays: hb (causal), pco and rank (approx-rank) */
-    uint64_t dense = (opts->model == IP_LVL_CAUSAL ? 8 : 0) +
+    uint64_t dense = (opts->model == IP_LVL_CAUSAL && !lazy ? 8 : 0) +
                      (opts->encoding == IP_ENC_APPROX_RANK ? 16 : 0);
     out->txns = (uint32_t)n_rel;
     out->candidates = cand;

@@ -276,3 +276,51 @@ bool ip_encoder_block(ip_encoder *enc, const ip_assignment *a, ip_error *err)
     free(v.a);
     return enc_z3_ok(enc, err, "blocking an assignment");
 }
+
+/* The literal of one fact, or NULL for a fact the formula cannot state. */
+static Z3_ast fact_literal(ip_encoder *e, const ip_fact *f)
+{
+    const ip_trace *t = e->tr;
+    switch ((ip_fact_kind)f->kind) {
+    case IP_FACT_PRESENT:
+        return f->a < t->n_txns ? enc_txn_present(e, f->a) : NULL;
+    case IP_FACT_WRITES:
+        if (f->a >= t->n_txns || f->b >= t->n_keys ||
+            ip_write_event(t, f->a, f->b) == IP_NONE)
+            return NULL;
+        return enc_write_exists(e, f->a, f->b);
+    case IP_FACT_READS:
+        if (f->a >= t->n_events || t->events[f->a].kind != IP_READ)
+            return NULL;
+        for (uint32_t c = e->cand_first[f->a]; c < e->cand_first[f->a + 1];
+             c++)
+            if (e->cand_txn[c] == f->b)
+                return lit_and2(e, enc_read_kept(e, f->a), e->cx[c]);
+        return NULL;
+    }
+    return NULL;
+}
+
+bool ip_encoder_forbid(ip_encoder *enc, const ip_fact *facts, uint32_t n,
+                       ip_error *err)
+{
+    if (!enc || (!facts && n))
+        return ip_fail(err, "encode: forbid: no encoder or facts");
+    lit_vec v = { 0 };
+    for (uint32_t i = 0; i < n; i++) {
+        Z3_ast l = fact_literal(enc, &facts[i]);
+        if (!l) {
+            free(v.a);
+            return ip_fail(err, "encode: forbid: fact %u (kind %u: %u, %u) "
+                           "is not one the formula can state", i,
+                           (unsigned)facts[i].kind, facts[i].a, facts[i].b);
+        }
+        if (!vpush(&v, lit_not(enc, l))) {
+            free(v.a);
+            return ip_fail(err, "encode: out of memory");
+        }
+    }
+    enc_clause(enc, v.a, v.n);
+    free(v.a);
+    return enc_z3_ok(enc, err, "forbidding a violation");
+}

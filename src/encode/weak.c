@@ -263,6 +263,11 @@ bool enc_weak(ip_encoder *e, ip_error *err)
     e->co = calloc(e->n_rel + 1, sizeof *e->co);
     if (!e->co)
         return ip_fail(err, "encode: out of memory");
+    /* lazily: no commit positions at all (the relaxed taint needs no
+     * acyclicity constraint when the observed so u wr is acyclic; see
+     * encode.h, lazy_weak) */
+    if (e->opts.lazy_weak && e->opts.encoding != IP_ENC_APPROX_RANK)
+        return true;
     encode_order_edges(e);
     if (e->opts.model == IP_LVL_CAUSAL) {
         e->hb = calloc(np + 1, sizeof *e->hb);

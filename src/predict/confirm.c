@@ -65,6 +65,9 @@ static confirm_outcome check_model(const confirm_ctx *c, ip_prediction *p,
         return CONFIRM_ERROR;
     if (r == IP_CHECK_UNKNOWN)
         return CONFIRM_UNKNOWN;
+    if (r == IP_CHECK_VIOLATION && c->lazy_weak &&
+        p->model_verdict.n_cycles > 0)
+        return CONFIRM_NOT_MODEL;
     if (r == IP_CHECK_VIOLATION) {
         ip_fail(c->err, "the predicted history violates %s according to the "
                 "%s checker (encoder and checker disagree)",

@@ -13,6 +13,8 @@ typedef enum {
                                  refute (p->ser_verdict.order) */
     CONFIRM_NO_PCO_CYCLE,     /* approx: pco acyclic (and ser violated or
                                  undecided): *pco to refute */
+    CONFIRM_NOT_MODEL,        /* lazy weak isolation: the model's checker
+                                 rejects it (p->model_verdict.cycles[0]) */
     CONFIRM_UNKNOWN,          /* a checker timed out */
     CONFIRM_BUG,              /* encoder and checkers disagree; err set */
     CONFIRM_ERROR             /* resource failure; err set */
@@ -23,6 +25,7 @@ typedef struct confirm_ctx {
     ip_level model;
     ip_boundary boundary;
     ip_encoding encoding;     /* of the encoder that produced the model */
+    bool lazy_weak;           /* the encoder left weak isolation out */
     unsigned check_timeout_ms;
     ip_error *err;
 } confirm_ctx;
@@ -36,5 +39,14 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
                            ip_prediction *p, ip_pco *pco);
 
 void ip_prediction_clear(ip_prediction *p);
+
+/* The facts (observed ids, encode.h) that give p's history the cycle c
+ * of a violation of `model` (causal or rc): its wr edges as reads, so
+ * edges as presence, co edges as their axiom instance (the reads, the
+ * first writer's write and, for causal, a path of so and wr).  *out is
+ * malloc'ed.  False with err set when a fact cannot be stated. */
+bool ip_violation_facts(const ip_trace *obs, const ip_prediction *p,
+                        ip_level model, const ip_cycle *c, ip_fact **out,
+                        uint32_t *n, ip_error *err);
 
 #endif

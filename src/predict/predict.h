@@ -85,6 +85,18 @@ typedef enum {
     IP_SEARCH_BOUNDED = 2
 } ip_search_mode;
 
+/* How the exhaustive search encodes weak isolation (encode.h,
+ * lazy_weak): eagerly (the model's axioms in the formula), lazily (each
+ * candidate checked, violations forbidden), or by size (auto: lazily when
+ * the eager formula is estimated above 3 M literals).  Lazy needs an
+ * acyclic observed so u wr; without one, eager is used.  Windows are
+ * always eager (their formulas are small). */
+typedef enum {
+    IP_WEAK_AUTO = 0,
+    IP_WEAK_EAGER = 1,
+    IP_WEAK_LAZY = 2
+} ip_weak_mode;
+
 typedef struct ip_predict_opts {
     ip_level model;            /* IP_LVL_CAUSAL or IP_LVL_RC */
     ip_boundary boundary;
@@ -103,6 +115,7 @@ typedef struct ip_predict_opts {
     unsigned jobs;             /* worker threads, 0 = one per core */
     uint32_t shard, shards;    /* this process solves the windows w with
                                   w % shards == shard; shards 0 = all */
+    ip_weak_mode weak;         /* the exhaustive search's weak isolation */
 } ip_predict_opts;
 
 /* Defaults: causal, relaxed, approx, 600 s, 1 prediction, no progress,
@@ -193,6 +206,7 @@ typedef struct ip_search_info {
     const char *skipped;       /* why the exhaustive search was not run,
                                   or NULL */
     ip_encode_estimate estimate; /* of the exhaustive formula */
+    bool lazy_weak;            /* it checks weak isolation lazily */
     uint64_t peak_bytes;       /* resident memory, highest seen */
 } ip_search_info;
 
@@ -202,6 +216,7 @@ typedef struct ip_predict_stats {
     uint32_t solver_calls;
     uint32_t refuted_orders;   /* serializable candidates refuted */
     uint32_t refuted_pcos;     /* approx: candidates with an acyclic pco */
+    uint32_t refuted_cycles;   /* lazy weak isolation: model violations */
     double seconds;
 } ip_predict_stats;
 

@@ -40,6 +40,7 @@ void *ip_search_to_cjson(const ip_search_info *s)
         cJSON_AddNullToObject(j, "stopped");
     if (s->skipped)
         cJSON_AddStringToObject(j, "exhaustive_skipped", s->skipped);
+    cJSON_AddBoolToObject(j, "lazy_weak_isolation", s->lazy_weak);
     cJSON_AddNumberToObject(j, "estimated_literals",
                             (double)s->estimate.literals);
     cJSON_AddNumberToObject(j, "estimated_bytes", (double)s->estimate.bytes);

@@ -76,6 +76,21 @@ static bool refute_pco(problem *pb, ip_encoder *enc, const ip_prediction *p,
     return ok;
 }
 
+/* Forbid the cycle by which p's history violates the weak model. */
+static bool forbid_violation(problem *pb, ip_encoder *enc,
+                             const ip_prediction *p)
+{
+    ip_fact *f = NULL;
+    uint32_t n = 0;
+    bool ok = ip_violation_facts(pb->tr, p, pb->eo.model,
+                                 &p->model_verdict.cycles[0], &f, &n,
+                                 pb->err) &&
+              ip_encoder_forbid(enc, f, n, pb->err);
+    free(f);
+    pb->stats->refuted_cycles++;
+    return ok;
+}
+
 static const char *solve_name(ip_solve_result r)
 {
     switch (r) {
@@ -115,6 +130,7 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
     time_left(pb, &ms);
     confirm_ctx c = {.obs = pb->tr, .model = pb->eo.model,
                      .boundary = pb->eo.boundary, .encoding = pb->eo.encoding,
+                     .lazy_weak = pb->eo.lazy_weak,
                      .check_timeout_ms = ms && ms < 1000 ? 1000 : ms,
                      .err = pb->err};
     ip_prediction p;
@@ -138,6 +154,11 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
                  "%u transactions", iter, pco.n);
         ok = refute_pco(pb, enc, &p, &pco);
         ip_pco_free(&pco);
+        break;
+    case CONFIRM_NOT_MODEL:
+        progress(pb, "candidate %u violates %s; forbidding its cycle", iter,
+                 ip_level_name(pb->eo.model));
+        ok = forbid_violation(pb, enc, &p);
         break;
     case CONFIRM_UNKNOWN:
         ip_prediction_clear(&p);
@@ -249,10 +270,11 @@ static bool use_observed_order(problem *pb, ip_encoder *enc)
 
 ip_predict_result solve_problem(problem *pb)
 {
-    progress(pb, "encoding: %s, %s boundary, %s encoding%s",
+    progress(pb, "encoding: %s, %s boundary, %s encoding%s%s",
              ip_level_name(pb->eo.model), ip_boundary_name(pb->eo.boundary),
              ip_encoding_name(pb->eo.encoding),
-             pb->eo.staleness ? ", staleness bound" : "");
+             pb->eo.staleness ? ", staleness bound" : "",
+             pb->eo.lazy_weak ? ", weak isolation checked lazily" : "");
     pb->eo.stop = guard_flag(pb->g);
     ip_encoder *enc = ip_encoder_new(pb->tr, &pb->eo, pb->err);
     if (!enc)

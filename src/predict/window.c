@@ -399,6 +399,7 @@ static void solve_window(round_state *rd, uint32_t j)
     rs->stats->solver_calls += st.solver_calls;
     rs->stats->refuted_orders += st.refuted_orders;
     rs->stats->refuted_pcos += st.refuted_pcos;
+    rs->stats->refuted_cycles += st.refuted_cycles;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
     if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND)

@@ -46,7 +46,8 @@ uint32_t expect_prediction(const ip_trace *obs, const char *what,
 /* Enumerate with exact, approx and approx-rank (up to 50 predictions
  * each, every one re-checked) and assert that exact finds `all` sets of
  * changed reads and both approximate encodings `cyclic` (the brute-force
- * counts); so must the bounded search with one window covering the trace
+ * counts); so must exact and approx with lazy weak isolation, and the
+ * bounded search with one window covering the trace
  * (approx without a staleness bound, exact with one larger than any
  * key's writers).  `what` names the trace in messages. */
 void expect_enumeration(const ip_trace *obs, const char *what, ip_level model,
