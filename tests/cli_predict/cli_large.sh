@@ -91,6 +91,24 @@ shards)
     n=$(jq length a)
     [ "$n" -ge 2 ] || fail "only $n predictions: the comparison says little"
     ;;
+lazy)
+    # the exhaustive search with weak isolation checked lazily finds what
+    # the eager one finds, and says which it used
+    record tpcc 3 8 t.json
+    for weak in eager lazy; do
+        "$BIN" predict --search exhaustive --weak-isolation $weak --json \
+            --quiet --out $weak t.json >$weak.json
+        [ $? = 1 ] || fail "--weak-isolation $weak: no prediction"
+        jq -e ".search.complete == false and .search.lazy_weak_isolation == \
+               $([ $weak = lazy ] && echo true || echo false)" $weak.json \
+            >/dev/null || fail "$weak not stated: $(jq -c .search $weak.json)"
+        f=$(jq -r '.predictions[0].file' $weak.json)
+        "$BIN" check --level ser "$f" >/dev/null; [ $? = 1 ] || fail "$f serializable"
+        "$BIN" check --level causal "$f" >/dev/null || fail "$f not causal"
+    done
+    "$BIN" predict --weak-isolation sometimes t.json >out 2>err
+    [ $? = 2 ] || fail "a bad --weak-isolation is not a usage error"
+    ;;
 *)
     fail "unknown case"
     ;;
