@@ -38,7 +38,7 @@ uint32_t wk_topo_order(const ip_trace *t, const wk_edges *g,
 {
     uint32_t *indeg = calloc(t->n_txns, sizeof *indeg);
     if (!indeg)
-        return 0;
+        return IP_NONE;
     for (size_t i = 0; i < g->n; i++)
         indeg[g->e[i].to]++;
     uint32_t head = 0, tail = 0;

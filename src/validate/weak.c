@@ -16,6 +16,8 @@ static bool saturate_cc(const ip_trace *t, wk_edges *g, uint32_t *order)
         return false;
     uint32_t n = wk_topo_order(t, g, &c, order);
     wk_csr_free(&c);
+    if (n == IP_NONE)
+        return false;         /* out of memory, not a cycle */
     if (n < ip_committed_count(t) + 1)
         return true;
     uint32_t *vc = wk_vector_clocks(t, order, n);
@@ -34,15 +36,23 @@ static bool saturate(const ip_trace *t, ip_level lvl, wk_edges *g,
     }
 }
 
-/* Decide from the saturated g: order on success, cycles on failure. */
+/* Decide from the saturated g: order on success, cycles on failure.
+ * Takes order (freed unless it becomes the witness); false when out of
+ * memory. */
 static bool judge(const ip_trace *t, const wk_edges *g, uint32_t *order,
                   const ip_check_opts *opts, ip_verdict *out)
 {
     wk_csr c = {0};
-    if (!wk_csr_build(&c, t->n_txns, g))
+    if (!wk_csr_build(&c, t->n_txns, g)) {
+        free(order);
         return false;
+    }
     uint32_t n = wk_topo_order(t, g, &c, order);
     wk_csr_free(&c);
+    if (n == IP_NONE) {
+        free(order);
+        return false;         /* out of memory, not a cycle */
+    }
     if (n == ip_committed_count(t) + 1 && t->n_anomalies == 0) {
         out->result = IP_CHECK_OK;
         out->order = order;

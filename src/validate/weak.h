@@ -60,8 +60,9 @@ bool wk_csr_build(wk_csr *c, uint32_t n_nodes, const wk_edges *g);
 void wk_csr_free(wk_csr *c);
 
 /* Topological order of the committed txns (txn 0 first); returns the
- * number ordered: fewer than the committed txns + 1 means a cycle.
- * `order` must hold n_txns entries. */
+ * number ordered: fewer than the committed txns + 1 means a cycle;
+ * IP_NONE when out of memory (never read as a cycle).  `order` must hold
+ * n_txns entries. */
 uint32_t wk_topo_order(const ip_trace *t, const wk_edges *g,
                        const wk_csr *c, uint32_t *order);
 
