@@ -135,9 +135,12 @@ guard *guard_start(double deadline, uint64_t max_memory,
     atomic_init(&g->reason, GUARD_RUNNING);
     atomic_init(&g->peak, resident_bytes());
     pthread_condattr_t ca;
-    bool cond = pthread_condattr_init(&ca) == 0 &&
+    bool attr = pthread_condattr_init(&ca) == 0;
+    bool cond = attr &&
                 pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
                 pthread_cond_init(&g->wake, &ca) == 0;
+    if (attr)
+        pthread_condattr_destroy(&ca);
     if (!cond || pthread_mutex_init(&g->lock, NULL) != 0) {
         if (cond)
             pthread_cond_destroy(&g->wake);
@@ -145,7 +148,6 @@ guard *guard_start(double deadline, uint64_t max_memory,
         ip_fail(err, "prediction: cannot create a mutex");
         return NULL;
     }
-    pthread_condattr_destroy(&ca);
     if (pthread_create(&g->thread, NULL, watch, g) != 0) {
         pthread_cond_destroy(&g->wake);
         pthread_mutex_destroy(&g->lock);
