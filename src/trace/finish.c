@@ -159,6 +159,7 @@ typedef struct read_ctx {
     uint32_t op;              /* final op index of the read */
     uint32_t own_before;      /* own latest earlier write op, or IP_NONE */
     bool own_writes_key;      /* the reading txn writes the key at all */
+    bool named;               /* the input named the writer (`from`) */
 } read_ctx;
 
 static const char *key_of(const finisher *f, uint32_t key)
@@ -176,22 +177,32 @@ static const char *value_text(const finisher *f, uint32_t value)
     return value == IP_NONE ? "null" : f->t->strings[value];
 }
 
-/* Report an anomaly: an error in strict mode, a record in lenient mode. */
+static bool anomaly_error(finisher *f, const read_ctx *r,
+                          ip_anomaly_kind kind, const char *field,
+                          const char *what)
+{
+    char where[320];
+    locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
+           sizeof where);
+    return ip_fail(f->err, "%s: %s (%s)", where, what, ip_anomaly_name(kind));
+}
+
+/* Report an anomaly: an error in strict mode, a record in lenient mode.
+ * Aborted readers are not analysed: their anomalies are neither errors nor
+ * records, but a writer the input named is kept (and written back), so
+ * that the trace reads back the same. */
 static bool anomaly(finisher *f, const read_ctx *r, ip_anomaly_kind kind,
                     uint32_t writer, const char *field, const char *what)
 {
     ip_trace *t = f->t;
     if (!ip_committed(t, t->ops[r->op].txn)) {
-        f->anomalous[r->op] = 1;      /* aborted readers are not analysed */
+        f->anomalous[r->op] = 1;
+        if (r->named)
+            t->ops[r->op].from = writer;
         return true;
     }
-    if (f->b->mode == IP_STRICT) {
-        char where[320];
-        locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
-               sizeof where);
-        return ip_fail(f->err, "%s: %s (%s)", where, what,
-                       ip_anomaly_name(kind));
-    }
+    if (f->b->mode == IP_STRICT)
+        return anomaly_error(f, r, kind, field, what);
     if (!GROW(t->anomalies, t->n_anomalies, f->cap_anomalies))
         return fail_oom(f);
     t->anomalies[t->n_anomalies++] =
@@ -210,6 +221,17 @@ static bool input_error(finisher *f, const read_ctx *r, const char *field,
     return ip_fail(f->err, "%s: %s", where, what);
 }
 
+/* `from` names a transaction that never writes the key.  No execution
+ * has such a read, aborted or not: in strict mode it is an input error
+ * for every reader; in lenient mode an anomaly like any other. */
+static bool never_writes(finisher *f, const read_ctx *r, uint32_t w,
+                         const char *what)
+{
+    if (f->b->mode == IP_STRICT)
+        return anomaly_error(f, r, IP_AN_THIN_AIR, "from", what);
+    return anomaly(f, r, IP_AN_THIN_AIR, w, "from", what);
+}
+
 static bool resolve_named(finisher *f, const read_ctx *r, uint32_t w)
 {
     ip_trace *t = f->t;
@@ -222,10 +244,34 @@ static bool resolve_named(finisher *f, const read_ctx *r, uint32_t w)
             op->from = w;
             return true;
         }
+        if (!r->own_writes_key) {
+            snprintf(msg, sizeof msg, "reads key '%s' from its own "
+                     "transaction, which never writes '%s'", k, k);
+            return never_writes(f, r, w, msg);
+        }
         snprintf(msg, sizeof msg, "reads key '%s' from its own transaction "
                  "before writing it", k);
-        return anomaly(f, r, r->own_writes_key ? IP_AN_FUTURE_READ
-                                               : IP_AN_THIN_AIR, w, "from", msg);
+        return anomaly(f, r, IP_AN_FUTURE_READ, w, "from", msg);
+    }
+    /* the writer's last write to the key (the initial transaction writes
+     * every key), found by scanning its ops (a transaction's ops are few) */
+    uint32_t last = IP_NONE, match = IP_NONE;
+    if (w != IP_INIT_TXN) {
+        const ip_txn *x = &t->txns[w];
+        for (uint32_t i = x->op_first; i < x->op_first + x->op_count; i++) {
+            const ip_op *o = &t->ops[i];
+            if (o->kind != IP_WRITE || o->key != op->key)
+                continue;
+            if (o->last)
+                last = i;
+            if (op->value != IP_NONE && o->value == op->value)
+                match = i;
+        }
+        if (last == IP_NONE) {
+            snprintf(msg, sizeof msg, "reads key '%s' from '%s', which never "
+                     "writes '%s'", k, name_of(f, w), k);
+            return never_writes(f, r, w, msg);
+        }
     }
     if (r->own_before != IP_NONE) {
         snprintf(msg, sizeof msg, "reads key '%s' from '%s' after writing "
@@ -240,24 +286,6 @@ static bool resolve_named(finisher *f, const read_ctx *r, uint32_t w)
     if (w == IP_INIT_TXN) {
         op->from = w;
         return true;
-    }
-    /* the writer's last write to the key, found through the value index or
-     * by scanning its ops (a transaction's ops are few) */
-    const ip_txn *x = &t->txns[w];
-    uint32_t last = IP_NONE, match = IP_NONE;
-    for (uint32_t i = x->op_first; i < x->op_first + x->op_count; i++) {
-        const ip_op *o = &t->ops[i];
-        if (o->kind != IP_WRITE || o->key != op->key)
-            continue;
-        if (o->last)
-            last = i;
-        if (op->value != IP_NONE && o->value == op->value)
-            match = i;
-    }
-    if (last == IP_NONE) {
-        snprintf(msg, sizeof msg, "reads key '%s' from '%s', which never "
-                 "writes '%s'", k, name_of(f, w), k);
-        return anomaly(f, r, IP_AN_THIN_AIR, w, "from", msg);
     }
     if (op->value != IP_NONE && t->ops[last].value != IP_NONE &&
         t->ops[last].value != op->value) {
@@ -362,7 +390,11 @@ static bool resolve_read(finisher *f, const read_ctx *r)
         }
         w = f->final_of[h];
     }
-    return w != IP_NONE ? resolve_named(f, r, w) : resolve_by_value(f, r);
+    if (w == IP_NONE)
+        return resolve_by_value(f, r);
+    read_ctx named = *r;
+    named.named = true;
+    return resolve_named(f, &named, w);
 }
 
 /* Walk each transaction in program order, remembering its own writes. */

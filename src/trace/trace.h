@@ -261,7 +261,11 @@ void ip_builder_set_initial_value(ip_builder *b, const char *value);
 /* Finish: returns the trace (ownership to the caller) and frees the
  * builder, or NULL with err set (the builder is freed either way).
  * Errors: empty trace (no committed transaction), unknown `from`, a value
- * matching zero or several writes, and in strict mode every anomaly. */
+ * matching zero or several writes, and in strict mode every anomaly of a
+ * committed read and a `from` naming a transaction that never writes the
+ * key in any read.  Aborted transactions' reads are not analysed: their
+ * other anomalies are neither errors nor records, and a named writer is
+ * kept in ip_op.from. */
 ip_trace *ip_builder_finish(ip_builder *b, ip_error *err);
 
 /* ---- sub-traces ----------------------------------------------------------- */

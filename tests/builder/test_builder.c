@@ -235,6 +235,103 @@ static void test_lenient_anomalies(void)
     ip_trace_free(t);
 }
 
+static char *json_of(const ip_trace *t)
+{
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+    if (!f)
+        return NULL;
+    bool ok = ip_write_json(t, f);
+    if (fclose(f) != 0 || !ok) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Aborted readers are not analysed, but a `from` naming a transaction that
+ * never writes the key is an input error for them as for committed ones
+ * (strict), and every other writer they name is kept and written back, so
+ * the trace reads back the same (fuzz finding
+ * regress/json-aborted-read-from-nonwriter.fuzz: the writer dropped it). */
+static void test_aborted_readers(void)
+{
+    const char *w1 = "{\"id\":\"w1\",\"ops\":[{\"op\":\"write\",\"key\":\"k\",\"value\":1}]}";
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"status\":\"aborted\","
+             "\"ops\":[{\"op\":\"read\",\"key\":\"other\",\"from\":\"w1\"}]}",
+             w1);
+    expect_error(wrap(buf, NULL), IP_STRICT, "transactions[1].ops[0].from",
+                 "reads key 'other' from 'w1', which never writes 'other'");
+    expect_error(wrap("{\"id\":\"w\",\"ops\":[{\"op\":\"write\",\"key\":"
+                      "\"k\"}]},{\"id\":\"r\",\"status\":\"aborted\",\"ops\":"
+                      "[{\"op\":\"read\",\"key\":\"k\",\"from\":\"r\"}]}", NULL),
+                 IP_STRICT, "transactions[1].ops[0].from",
+                 "own transaction, which never writes 'k'");
+    /* an aborted writer that never writes the key: the key is checked
+     * first, whoever reads */
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"ab\",\"status\":\"aborted\","
+             "\"ops\":[{\"op\":\"write\",\"key\":\"y\"}]},{\"id\":\"r\","
+             "\"status\":\"aborted\",\"ops\":[{\"op\":\"read\",\"key\":"
+             "\"k\",\"from\":\"ab\"}]}", w1);
+    expect_error(wrap(buf, NULL), IP_STRICT, "transactions[2].ops[0].from",
+                 "'ab', which never writes 'k'");
+
+    /* lenient: kept as written, not an anomaly (not analysed) */
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"status\":\"aborted\","
+             "\"ops\":[{\"op\":\"read\",\"key\":\"other\",\"from\":\"w1\"}]}",
+             w1);
+    ip_error err = {{0}};
+    ip_trace *t = parse(wrap(buf, NULL), IP_LENIENT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(t->n_anomalies, 0);
+    uint32_t r = txn_named(t, "r");
+    CU_ASSERT_EQUAL(t->ops[t->txns[r].op_first].from, txn_named(t, "w1"));
+    ip_trace_free(t);
+
+    /* other anomalies of aborted readers: from an aborted write, not its
+     * own write, a future read, a value the writer did not write last */
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"ab\",\"status\":\"aborted\","
+             "\"ops\":[{\"op\":\"write\",\"key\":\"k\",\"value\":5}]},"
+             "{\"id\":\"r1\",\"status\":\"aborted\",\"ops\":[{\"op\":"
+             "\"read\",\"key\":\"k\",\"from\":\"ab\"}]},"
+             "{\"id\":\"r2\",\"status\":\"aborted\",\"ops\":[{\"op\":"
+             "\"write\",\"key\":\"k\",\"value\":7},{\"op\":\"read\",\"key\":"
+             "\"k\",\"from\":\"w1\"}]},"
+             "{\"id\":\"r3\",\"status\":\"aborted\",\"ops\":[{\"op\":"
+             "\"read\",\"key\":\"k\",\"from\":\"r3\"},{\"op\":\"write\","
+             "\"key\":\"k\",\"value\":8}]},"
+             "{\"id\":\"r4\",\"status\":\"aborted\",\"ops\":[{\"op\":"
+             "\"read\",\"key\":\"k\",\"from\":\"w1\",\"value\":9}]}", w1);
+    for (int m = 0; m < 2; m++) {
+        ip_mode mode = m ? IP_LENIENT : IP_STRICT;
+        t = parse(wrap(buf, NULL), mode, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_EQUAL(t->n_anomalies, 0);
+        const char *want[][2] = {{"r1", "ab"}, {"r2", "w1"}, {"r3", "r3"},
+                                 {"r4", "w1"}};
+        for (size_t i = 0; i < 4; i++) {
+            const ip_txn *x = &t->txns[txn_named(t, want[i][0])];
+            const ip_op *op = &t->ops[x->op_first + (i == 1)];
+            CU_ASSERT_EQUAL(op->kind, IP_READ);
+            CU_ASSERT_FALSE(op->local);
+            CU_ASSERT_EQUAL(op->from, txn_named(t, want[i][1]));
+        }
+        char *out1 = json_of(t);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out1);
+        ip_trace *u = ip_read_json("out.json", out1, strlen(out1), mode, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        char *out2 = json_of(u);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out2);
+        CU_ASSERT_STRING_EQUAL(out1, out2);
+        free(out1);
+        free(out2);
+        ip_trace_free(u);
+        ip_trace_free(t);
+    }
+}
+
 static void test_builder_api(void)
 {
     ip_error err = {{0}};
@@ -266,6 +363,7 @@ int main(void)
     CU_add_test(s, "input errors", test_input_errors);
     CU_add_test(s, "resolution errors", test_resolution_errors);
     CU_add_test(s, "lenient anomalies", test_lenient_anomalies);
+    CU_add_test(s, "aborted readers", test_aborted_readers);
     CU_add_test(s, "builder api", test_builder_api);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -25,6 +25,13 @@ run() {
     return 0
 }
 
+# no_temp NAME DIR: no temporary output file (".NAME.XXXXXX") is left in DIR
+no_temp() {
+    local left
+    left=$(cd "$2" && ls -A | grep '^\.' | tr '\n' ' ')
+    [ -z "$left" ] || fail "$1: temporary files left behind: $left"
+}
+
 # has NAME FILE TEXT...: every TEXT occurs (fixed string) in FILE
 has() {
     local name=$1 file=$2
@@ -63,8 +70,22 @@ run "convert json to json" 0 "$BIN" convert --from json "$WORK/lu.json" - &&
     { cmp -s "$WORK/out" "$WORK/lu.json" || fail "json -> json changed the text"; }
 run "convert text to dot" 0 "$BIN" convert --to dot "$IPT" "$WORK/t.dot" &&
     has "convert text to dot" "$WORK/t.dot" 'digraph history' 'cluster_s0'
+no_temp "convert" "$WORK"
+# outputs are written whole beside their name and linked into place: an
+# existing file is refused and untouched, and no temporary file remains
+cp "$WORK/lu.json" "$WORK/lu.keep"
 run "convert no overwrite" 2 "$BIN" convert "$AW" "$WORK/lu.json" &&
-    has "convert no overwrite" "$WORK/err" "already exists"
+    has "convert no overwrite" "$WORK/err" \
+        "lu.json: already exists; not overwriting it"
+cmp -s "$WORK/lu.json" "$WORK/lu.keep" || fail "convert no overwrite: lu.json changed"
+no_temp "convert no overwrite" "$WORK"
+mkdir "$WORK/sub"
+run "convert into a directory" 0 "$BIN" convert --to dot "$AW" "$WORK/sub/lu.dot" &&
+    has "convert into a directory" "$WORK/sub/lu.dot" 'digraph history'
+no_temp "convert into a directory" "$WORK/sub"
+run "convert no directory" 2 "$BIN" convert "$AW" "$WORK/nosuchdir/lu.json" &&
+    has "convert no directory" "$WORK/err" "nosuchdir/lu.json" "No such file"
+[ ! -e "$WORK/nosuchdir" ] || fail "convert no directory: made a directory"
 run "convert bad --to" 2 "$BIN" convert --to plume "$AW" - &&
     has "convert bad --to" "$WORK/err" "cannot write format 'plume'"
 run "convert bad --from" 2 "$BIN" convert --from xml "$AW" - &&
@@ -87,7 +108,11 @@ grep -qE '^sessions +2$' "$WORK/out" || fail "stats from stdin"
 run "dot" 0 "$BIN" dot "$IPT" && has "dot" "$WORK/out" 'T0 -> T1'
 run "dot --out" 0 "$BIN" dot --out "$WORK/x.dot" "$IPT"
 [ -s "$WORK/x.dot" ] || fail "dot --out wrote nothing"
-run "dot --out exists" 2 "$BIN" dot --out "$WORK/x.dot" "$IPT"
+cp "$WORK/x.dot" "$WORK/x.keep"
+run "dot --out exists" 2 "$BIN" dot --out "$WORK/x.dot" "$AW" &&
+    has "dot --out exists" "$WORK/err" "x.dot: already exists; not overwriting it"
+cmp -s "$WORK/x.dot" "$WORK/x.keep" || fail "dot --out exists: x.dot changed"
+no_temp "dot --out" "$WORK"
 if command -v dot >/dev/null; then
     dot -Tsvg "$WORK/x.dot" >/dev/null 2>&1 || fail "graphviz rejects our dot"
 fi
@@ -138,6 +163,12 @@ bad aborted.json "$H$S0"'{"id":"t1","status":"aborted","ops":[{"op":"write","key
     "sessions[0].transactions[1].ops[0].from" "aborted transaction 't1'"
 bad neverwrote.json "$H$S0"'{"id":"t1","ops":[{"op":"write","key":"y"}]},{"id":"t2","ops":[{"op":"read","key":"x","from":"t1"}]}]}]}' \
     "sessions[0].transactions[1].ops[0].from" "never writes 'x'"
+# an aborted reader is not analysed, but naming a writer that never writes
+# the key is an input error for it too (fuzz finding: it used to be dropped)
+bad abortedneverwrote.json "$H$S0"'{"id":"t1","ops":[{"op":"write","key":"y"}]},{"id":"t2","status":"aborted","ops":[{"op":"read","key":"x","from":"t1"}]}]}]}' \
+    "sessions[0].transactions[1].ops[0].from" "reads key 'x' from 't1', which never writes 'x'"
+bad abortedownneverwrote.json "$H$S0"'{"id":"t1","ops":[{"op":"write","key":"y"}]},{"id":"t2","status":"aborted","ops":[{"op":"read","key":"x","from":"t2"}]}]}]}' \
+    "sessions[0].transactions[1].ops[0].from" "own transaction, which never writes 'x'"
 bad future.json "$H$S0"'{"id":"t1","ops":[{"op":"read","key":"x","from":"t1"},{"op":"write","key":"x"}]}]}]}' \
     "sessions[0].transactions[0].ops[0]" "future read"
 bad emptytrace.json "$H"']}' "empty trace"
