@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode)
@@ -63,38 +65,167 @@ bool cli_parse_unsigned(const char *cmd, const char *opt, const char *s,
     return true;
 }
 
-FILE *cli_create_file(const char *path)
+/* ---- output files: a temporary file beside the final name, linked into
+ * place when complete (see cli.h) --------------------------------------- */
+
+static void refuse_existing(const char *path, const char *tmp)
 {
-    if (!strcmp(path, "-"))
-        return stdout;
-    /* O_EXCL: never replace a file the user already has */
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0) {
-        if (errno == EEXIST)
-            fprintf(stderr, "isopredict: %s: already exists; not "
-                    "overwriting it (choose another name or remove it)\n",
-                    path);
-        else
-            fprintf(stderr, "isopredict: %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        fprintf(stderr, "isopredict: %s: %s\n", path, strerror(errno));
-        close(fd);
-    }
-    return f;
+    fprintf(stderr, "isopredict: %s: already exists; not overwriting it "
+            "(choose another name or remove it)", path);
+    if (tmp)
+        fprintf(stderr, "; removed the temporary file %s", tmp);
+    fputc('\n', stderr);
 }
 
-bool cli_close_file(FILE *f, const char *path)
+/* "DIR/.BASE.XXXXXX" for path "DIR/BASE" (malloc'ed), or NULL. */
+static char *temp_template(const char *path)
 {
-    if (f == stdout)
-        return fflush(stdout) == 0;
-    bool ok = !ferror(f);
-    ok = fclose(f) == 0 && ok;
-    if (!ok)
-        fprintf(stderr, "isopredict: %s: write error\n", path);
-    return ok;
+    const char *slash = strrchr(path, '/');
+    int dlen = slash ? (int)(slash - path) + 1 : 0;
+    size_t n = strlen(path) + sizeof "..XXXXXX";
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "%.*s.%s.XXXXXX", dlen, path, path + dlen);
+    return t;
+}
+
+/* Fill the trailing XXXXXX of t with letters and digits that differ from
+ * one call and one attempt to the next. */
+static void fill_suffix(char *t, unsigned attempt)
+{
+    static const char alnum[] = "abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t z = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
+                 (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)&ts ^
+                 (uint64_t)attempt * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;        /* splitmix64 */
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    char *x = t + strlen(t) - 6;
+    for (int i = 0; i < 6; i++, z /= sizeof alnum - 1)
+        x[i] = alnum[z % (sizeof alnum - 1)];
+}
+
+cli_file *cli_create_file(const char *path)
+{
+    cli_file *out = calloc(1, sizeof *out);
+    if (out)
+        out->path = strdup(path);
+    if (!out || !out->path) {
+        fprintf(stderr, "isopredict: %s: out of memory\n", path);
+        free(out);
+        return NULL;
+    }
+    if (!strcmp(path, "-")) {
+        out->f = stdout;
+        return out;
+    }
+    struct stat st;
+    if (lstat(path, &st) == 0) {        /* refuse before doing any work */
+        refuse_existing(path, NULL);
+        free(out->path);
+        free(out);
+        return NULL;
+    }
+    /* mkstemp's exclusive creation, but with the mode an output file had
+     * always had (0644 less the umask) rather than 0600 */
+    int fd = -1;
+    out->tmp = temp_template(path);
+    for (unsigned i = 0; out->tmp && fd < 0 && i < 100; i++) {
+        fill_suffix(out->tmp, i);
+        fd = open(out->tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd >= 0 && !(out->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        unlink(out->tmp);
+        errno = e;
+        fd = -1;
+    }
+    if (fd < 0) {
+        fprintf(stderr, "isopredict: %s: cannot create a temporary file "
+                "beside it (%s): %s\n", path, out->tmp ? out->tmp : "",
+                out->tmp ? strerror(errno) : "out of memory");
+        free(out->tmp);
+        free(out->path);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+bool cli_commit_path(const char *tmp, const char *path)
+{
+    /* link(2), unlike rename(2), fails rather than replace an existing
+     * file: nothing the user has is ever destroyed */
+    if (link(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        if (e == EEXIST)
+            refuse_existing(path, tmp);
+        else
+            fprintf(stderr, "isopredict: %s: %s; not written, removed the "
+                    "temporary file %s\n", path, strerror(e), tmp);
+        return false;
+    }
+    if (unlink(tmp) != 0)
+        fprintf(stderr, "isopredict: %s: written, but the temporary file %s "
+                "is left behind: %s\n", path, tmp, strerror(errno));
+    return true;
+}
+
+bool cli_close_file(cli_file *out, bool ok)
+{
+    if (!out)
+        return false;
+    bool done;
+    if (!out->tmp) {
+        done = fflush(out->f) == 0 && ok;
+    } else {
+        /* complete on disk before it gets its name */
+        bool written = !ferror(out->f) && fflush(out->f) == 0 &&
+                       fsync(fileno(out->f)) == 0;
+        int e = errno;
+        if (fclose(out->f) != 0 && written) {
+            written = false;
+            e = errno;
+        }
+        if (!written) {
+            unlink(out->tmp);
+            fprintf(stderr, "isopredict: %s: write error (%s); not written, "
+                    "removed the temporary file %s\n", out->path,
+                    strerror(e), out->tmp);
+            done = false;
+        } else if (!ok) {
+            unlink(out->tmp);
+            fprintf(stderr, "isopredict: %s: output incomplete; not written, "
+                    "removed the temporary file %s\n", out->path, out->tmp);
+            done = false;
+        } else {
+            done = cli_commit_path(out->tmp, out->path);
+        }
+    }
+    free(out->tmp);
+    free(out->path);
+    free(out);
+    return done;
+}
+
+bool cli_create_dir_beside(const char *path, char **dir)
+{
+    *dir = temp_template(path);
+    if (*dir && mkdtemp(*dir))
+        return true;
+    fprintf(stderr, "isopredict: %s: cannot create a temporary directory "
+            "beside it (%s): %s\n", path, *dir ? *dir : "",
+            *dir ? strerror(errno) : "out of memory");
+    free(*dir);
+    *dir = NULL;
+    return false;
 }
 
 bool cli_parse_timeout(const char *cmd, const char *s, unsigned *ms)

@@ -61,13 +61,41 @@ enum { CLI_GO_ON = -1 };
 int cli_input_option(const char *cmd, int c, const char *arg, cli_input *in,
                      void (*usage)(FILE *));
 
-/* Create a new output file.  Refuses to overwrite an existing file: we
- * never destroy what the user gave us.  "-" means stdout.  NULL and a
- * message on failure. */
-FILE *cli_create_file(const char *path);
+/* Output files are written whole or not at all, and never replace a file
+ * the user already has.  cli_create_file opens a temporary file beside
+ * PATH (".NAME.XXXXXX" in PATH's directory, mode 0644 less the umask);
+ * cli_close_file closes it and, when the caller's writing succeeded
+ * (`ok`) and the close reported no error, moves it into place with
+ * link(2), which fails rather than replace PATH if it exists meanwhile,
+ * then removes the temporary name.  On every failure (PATH exists, write
+ * or close error, `ok` false) the temporary file is removed and a message
+ * says that PATH was not written; an interrupted run leaves at worst a
+ * hidden temporary file, never a truncated PATH.  "-" means stdout
+ * (written directly; close only flushes it). */
+typedef struct cli_file {
+    FILE *f;                  /* write here */
+    char *path;               /* the final name (owned) */
+    char *tmp;                /* the temporary name (owned); NULL: stdout */
+} cli_file;
 
-/* Close a file made by cli_create_file (not stdout); false on I/O error. */
-bool cli_close_file(FILE *f, const char *path);
+/* NULL and a message when PATH already exists or the temporary file cannot
+ * be created. */
+cli_file *cli_create_file(const char *path);
+
+/* Commit (see above) and free `out`; true when PATH now holds the whole
+ * output (stdout: flushed without error).  NULL `out` returns false. */
+bool cli_close_file(cli_file *out, bool ok);
+
+/* A new private directory beside PATH (".NAME.XXXXXX" in PATH's
+ * directory) into *dir (malloc'ed), for output written by another
+ * program; commit a file made there with cli_commit_path.  False and a
+ * message on failure. */
+bool cli_create_dir_beside(const char *path, char **dir);
+
+/* Move `tmp` into place at `path` as cli_close_file does (link, never
+ * replacing; the temporary name is removed either way).  False and a
+ * message on failure. */
+bool cli_commit_path(const char *tmp, const char *path);
 
 /* SIGINT and SIGTERM raise *flag instead of ending the process, from
  * start to stop (a thread waits for them; call start before creating

@@ -55,10 +55,8 @@ int cmd_convert(int argc, char **argv)
     ip_trace *t = cli_load_trace(inp, in.fmt, in.mode);
     if (!t)
         return IP_EXIT_USAGE;
-    FILE *out = cli_create_file(outp);
-    bool ok = out && write_trace(t, to, out);
-    if (out)
-        ok = cli_close_file(out, outp) && ok;
+    cli_file *out = cli_create_file(outp);
+    bool ok = out && cli_close_file(out, write_trace(t, to, out->f));
     ip_trace_free(t);
     return ok ? IP_EXIT_OK : IP_EXIT_USAGE;
 }

@@ -43,10 +43,8 @@ int cmd_dot(int argc, char **argv)
     ip_trace *t = cli_load_trace(argv[optind], in.fmt, in.mode);
     if (!t)
         return IP_EXIT_USAGE;
-    FILE *out = cli_create_file(outp);
-    bool ok = out && ip_write_dot(t, NULL, 0, out);
-    if (out)
-        ok = cli_close_file(out, outp) && ok;
+    cli_file *out = cli_create_file(outp);
+    bool ok = out && cli_close_file(out, ip_write_dot(t, NULL, 0, out->f));
     ip_trace_free(t);
     return ok ? IP_EXIT_OK : IP_EXIT_USAGE;
 }

@@ -339,20 +339,18 @@ static bool write_json_file(const char *path, const ip_trace *obs,
         fprintf(stderr, "isopredict: out of memory writing %s\n", path);
         return false;
     }
-    FILE *f = cli_create_file(path);
-    bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    cli_file *f = cli_create_file(path);
+    bool ok = f && cli_close_file(f, fputs(text, f->f) >= 0 &&
+                                         fputc('\n', f->f) != EOF);
     cJSON_free(text);
-    return f ? cli_close_file(f, path) && ok : false;
+    return ok;
 }
 
 static bool write_dot_file(const char *path, const ip_trace *obs,
                            const ip_prediction *p)
 {
-    FILE *f = cli_create_file(path);
-    if (!f)
-        return false;
-    bool ok = ip_prediction_write_dot(obs, p, f);
-    return cli_close_file(f, path) && ok;
+    cli_file *f = cli_create_file(path);
+    return f && cli_close_file(f, ip_prediction_write_dot(obs, p, f->f));
 }
 
 typedef struct out_files {

@@ -461,18 +461,27 @@ int cmd_validate(int argc, char **argv)
     ip_level model;
     if ((status = read_prediction(&a, &model)) >= 0)
         return status;
-    /* without --out the validating trace lives in a private directory */
-    char dir[] = "/tmp/isopredict-validate-XXXXXX";
-    char tmp[sizeof dir + 32];
-    const char *record = a.out;
-    if (!record) {
-        if (!mkdtemp(dir)) {
+    /* the app records the validating trace into a private directory: a
+     * temporary one, or with --out one beside the --out file, from which
+     * the whole trace is linked into place (cli.h) once the app is done */
+    char tmpdir[] = "/tmp/isopredict-validate-XXXXXX";
+    char *dir = NULL;
+    if (a.out ? !cli_create_dir_beside(a.out, &dir)
+              : !mkdtemp(tmpdir)) {
+        if (!a.out)
             fprintf(stderr, "isopredict: mkdtemp: %s\n", strerror(errno));
-            return IP_EXIT_USAGE;
-        }
-        snprintf(tmp, sizeof tmp, "%s/validating.json", dir);
-        record = tmp;
+        return IP_EXIT_USAGE;
     }
+    const char *d = dir ? dir : tmpdir;
+    size_t n = strlen(d) + sizeof "/validating.json";
+    char *record = malloc(n);
+    if (!record) {
+        fprintf(stderr, "isopredict: out of memory\n");
+        rmdir(d);
+        free(dir);
+        return IP_EXIT_USAGE;
+    }
+    snprintf(record, n, "%s/validating.json", d);
     fprintf(stderr, "isopredict validate: replaying %s in %s (--sessions %llu "
             "--txns %llu --seed %llu)\n", a.path, a.app, a.w.sessions,
             a.w.txns, a.w.seed);
@@ -482,12 +491,16 @@ int cmd_validate(int argc, char **argv)
             fprintf(stderr, "isopredict validate: %s failed (exit status %d)"
                     "\n", a.app, app_status);
         status = IP_EXIT_USAGE;
-    } else {
-        status = report(&a, model, record);
-    }
-    if (!a.out) {
         unlink(record);
-        rmdir(dir);
+    } else if (!a.out) {
+        status = report(&a, model, record);
+        unlink(record);
+    } else {
+        status = cli_commit_path(record, a.out) ? report(&a, model, a.out)
+                                                : IP_EXIT_USAGE;
     }
+    rmdir(d);
+    free(record);
+    free(dir);
     return status;
 }

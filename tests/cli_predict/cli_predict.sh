@@ -82,6 +82,13 @@ no_overwrite)
     expect 1 "$BIN" predict --quiet --out o "$TRACES/deposit.json"
     cmp -s "$g" keep.json || fail "$g was overwritten by a second run"
     [ -f o/deposit.causal-relaxed-approx.prediction-1.3.json ] || fail "third run wrote no new file"
+    # each file is written beside its name and linked into place: no
+    # temporary file (".NAME.XXXXXX") is left behind
+    expect 1 "$BIN" predict --quiet --dot --out o "$TRACES/deposit.json"
+    [ -f o/deposit.causal-relaxed-approx.prediction-1.4.dot ] || fail "no .dot written"
+    left=$(ls -A o | grep '^\.')
+    [ -z "$left" ] || fail "temporary files left in o/: $left"
+    [ "$(cat "$f")" = precious ] || fail "$f was overwritten"
     # an --out that is a file is refused
     echo x > plain
     expect 2 "$BIN" predict --quiet --out plain "$TRACES/deposit.json"

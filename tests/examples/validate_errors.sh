@@ -25,6 +25,7 @@ jq '. + {prediction: {model: "causal", commit_order: .schedule}}' \
 expect2 "existing --out" "$ip" validate --app "$app" --out "$dir/exists.json" \
     "$dir/pred.json"
 [ ! -s "$dir/exists.json" ] || fail "overwrote --out"
+ls -A "$dir" | grep -q '^\.' && fail "existing --out: temporary files left"
 expect2 "missing app" "$ip" validate --app "$dir/no-such-app" "$dir/pred.json"
 jq '.prediction.model = "si"' "$dir/pred.json" > "$dir/si.json"
 expect2 "bad model" "$ip" validate --app "$app" "$dir/si.json"
@@ -39,4 +40,13 @@ grep -q "^not-validated: the validating execution is serializable" "$dir/out.txt
 "$ip" validate --app "$app" --sessions 3 --txns 4 --seed 3 "$dir/nowl.json" \
     > /dev/null 2>&1
 [ "$?" = 0 ] || fail "workload from options"
+# --out: the validating trace is recorded beside it and linked into place
+"$ip" validate --app "$app" --out "$dir/val.json" "$dir/pred.json" \
+    > "$dir/out.txt" 2>/dev/null
+st=$?
+[ "$st" = 0 ] || fail "--out: exit $st, expected 0"
+grep -q "validating trace: $dir/val.json" "$dir/out.txt" ||
+    fail "--out: $(cat "$dir/out.txt")"
+"$ip" stats "$dir/val.json" > /dev/null || fail "--out: val.json unreadable"
+ls -A "$dir" | grep -q '^\.' && fail "--out: temporary files left"
 echo ok
