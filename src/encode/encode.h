@@ -128,6 +128,11 @@ typedef struct ip_assignment {
 
 void ip_assignment_free(ip_assignment *a);
 
+/* The observed run itself as an assignment: every session to its end,
+ * every read its observed writer.  False (and *out empty) when out of
+ * memory. */
+bool ip_assignment_observed(const ip_trace *t, ip_assignment *out);
+
 typedef enum {
     IP_SOLVE_SAT = 0,         /* assignment filled */
     IP_SOLVE_UNSAT = 1,

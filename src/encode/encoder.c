@@ -22,6 +22,22 @@ void ip_assignment_free(ip_assignment *a)
     a->writer = NULL;
 }
 
+bool ip_assignment_observed(const ip_trace *t, ip_assignment *out)
+{
+    out->boundary = malloc(sizeof *out->boundary * (t->n_sessions + 1));
+    out->writer = malloc(sizeof *out->writer * (t->n_events + 1));
+    if (!out->boundary || !out->writer) {
+        ip_assignment_free(out);
+        return false;
+    }
+    for (uint32_t s = 0; s < t->n_sessions; s++)
+        out->boundary[s] = IP_NONE;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        out->writer[e] = t->events[e].kind == IP_READ ? t->events[e].writer
+                                                      : IP_NONE;
+    return true;
+}
+
 void ip_encoder_free(ip_encoder *e)
 {
     if (!e)

@@ -13,14 +13,8 @@ typedef struct lit_vec {
 
 static bool vpush(lit_vec *v, Z3_ast a)
 {
-    if (v->n == v->cap) {
-        uint32_t cap = v->cap ? 2 * v->cap : 64;
-        Z3_ast *na = realloc(v->a, sizeof *na * cap);
-        if (!na)
-            return false;
-        v->a = na;
-        v->cap = cap;
-    }
+    if (v->n == v->cap && !ip_grow((void **)&v->a, &v->cap, sizeof *v->a))
+        return false;
     v->a[v->n++] = a;
     return true;
 }

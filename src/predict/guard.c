@@ -187,6 +187,15 @@ double guard_left(const guard *g)
     return g->deadline > 0 ? g->deadline - ip_now() : 1e9;
 }
 
+unsigned guard_check_ms(const guard *g)
+{
+    if (g->deadline <= 0)
+        return 0;
+    double left = g->deadline - ip_now();
+    return left <= 0 ? 1 : left > 4e6 ? 4000000000u
+                                      : (unsigned)(left * 1000.0) + 1;
+}
+
 bool guard_register(guard *g, ip_encoder *e)
 {
     bool ok = false;

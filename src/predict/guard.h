@@ -51,6 +51,9 @@ void guard_done(guard *g);
 uint64_t guard_peak(const guard *g);
 /* Seconds left before the deadline (a large number without one). */
 double guard_left(const guard *g);
+/* The same as a checker's timeout_ms: 0 without a deadline, else at
+ * least 1 (a checker given 0 would run unbounded). */
+unsigned guard_check_ms(const guard *g);
 
 /* false when the registry is full (more than 64 live encoders). */
 bool guard_register(guard *g, ip_encoder *e);

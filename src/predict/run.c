@@ -60,17 +60,11 @@ accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
             r = ACCEPT_REJECTED;      /* found before, in another window */
     if (r == ACCEPT_KEPT && rs->n_kept >= rs->want)
         r = ACCEPT_ENOUGH;            /* another worker was first */
-    if (r == ACCEPT_KEPT && rs->n_kept == rs->cap_kept) {
-        uint32_t cap = rs->cap_kept ? 2 * rs->cap_kept : 4;
-        kept *k = realloc(rs->kept, cap * sizeof *k);
-        if (!k) {
-            ip_fail(rs->err, "prediction: out of memory");
-            rs->failure = IP_PREDICT_ERROR;
-            r = ACCEPT_ERROR;
-        } else {
-            rs->kept = k;
-            rs->cap_kept = cap;
-        }
+    if (r == ACCEPT_KEPT && rs->n_kept == rs->cap_kept &&
+        !ip_grow((void **)&rs->kept, &rs->cap_kept, sizeof *rs->kept)) {
+        ip_fail(rs->err, "prediction: out of memory");
+        rs->failure = IP_PREDICT_ERROR;
+        r = ACCEPT_ERROR;
     }
     if (r == ACCEPT_KEPT) {
         p->seconds = ip_now() - rs->start;
@@ -155,24 +149,14 @@ static ip_predict_result observed_itself(run_state *rs)
                                                           : IP_ENC_APPROX;
     if (kind == IP_ENC_APPROX && t->n_txns > PCO_TXNS)
         return IP_PREDICT_NONE;
-    ip_assignment a = {
-        .boundary = malloc(sizeof *a.boundary * (t->n_sessions + 1)),
-        .writer = malloc(sizeof *a.writer * (t->n_events + 1))};
-    if (!a.boundary || !a.writer) {
-        ip_assignment_free(&a);
+    ip_assignment a;
+    if (!ip_assignment_observed(t, &a)) {
         ip_fail(rs->err, "prediction: out of memory");
         return IP_PREDICT_ERROR;
     }
-    for (uint32_t s = 0; s < t->n_sessions; s++)
-        a.boundary[s] = IP_NONE;
-    for (uint32_t e = 0; e < t->n_events; e++)
-        a.writer[e] = t->events[e].kind == IP_READ ? t->events[e].writer
-                                                   : IP_NONE;
-    double left = guard_left(rs->g);
     confirm_ctx c = {.obs = t, .model = rs->opts->model,
                      .boundary = rs->opts->boundary, .encoding = kind,
-                     .check_timeout_ms = left > 4e6 ? 0
-                                                    : (unsigned)(left * 1000) + 1,
+                     .check_timeout_ms = guard_check_ms(rs->g),
                      .err = rs->err};
     ip_prediction p;
     ip_pco pco;

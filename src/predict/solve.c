@@ -221,18 +221,10 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc)
  * observed trace is serializable itself. */
 static bool require_change(problem *pb, ip_encoder *enc)
 {
-    const ip_trace *t = pb->tr;
-    ip_assignment a = {
-        .boundary = malloc(sizeof *a.boundary * (t->n_sessions + 1)),
-        .writer = malloc(sizeof *a.writer * (t->n_events + 1))};
-    bool ok = a.boundary && a.writer;
-    for (uint32_t x = 0; ok && x < t->n_sessions; x++)
-        a.boundary[x] = IP_NONE;
-    for (uint32_t e = 0; ok && e < t->n_events; e++)
-        a.writer[e] = t->events[e].kind == IP_READ ? t->events[e].writer
-                                                   : IP_NONE;
-    ok = ok ? ip_encoder_block(enc, &a, pb->err)
-            : ip_fail(pb->err, "prediction: out of memory");
+    ip_assignment a;
+    bool ok = ip_assignment_observed(pb->tr, &a)
+                  ? ip_encoder_block(enc, &a, pb->err)
+                  : ip_fail(pb->err, "prediction: out of memory");
     ip_assignment_free(&a);
     return ok;
 }

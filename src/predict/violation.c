@@ -19,14 +19,9 @@ typedef struct facts {
 
 static bool push(facts *fs, uint8_t kind, uint32_t a, uint32_t b)
 {
-    if (fs->n == fs->cap) {
-        uint32_t cap = fs->cap ? 2 * fs->cap : 16;
-        ip_fact *nf = realloc(fs->f, cap * sizeof *nf);
-        if (!nf)
-            return false;
-        fs->f = nf;
-        fs->cap = cap;
-    }
+    if (fs->n == fs->cap &&
+        !ip_grow((void **)&fs->f, &fs->cap, sizeof *fs->f))
+        return false;
     fs->f[fs->n++] = (ip_fact){.kind = kind, .a = a, .b = b};
     return true;
 }

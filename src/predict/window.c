@@ -90,9 +90,7 @@ bool run_observed_order(run_state *rs, bool *serializable)
     rs->order = malloc(sizeof *rs->order * (t->n_txns + 1));
     if (!rs->pos || !rs->order)
         return ip_fail(rs->err, "prediction: out of memory");
-    double left = guard_left(rs->g);
-    ip_check_opts co = {.timeout_ms = left > 4e6 ? 0 : (unsigned)(left * 1000) + 1,
-                        .max_cycles = 1};
+    ip_check_opts co = {.timeout_ms = guard_check_ms(rs->g), .max_cycles = 1};
     ip_verdict v;
     ip_check_result r = ip_check(t, IP_LVL_SER, &co, &v, rs->err);
     if (r == IP_CHECK_ERROR)
@@ -262,12 +260,10 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
         !lift_assignment(w, &l, &p->assignment, &a, &err)) {
         r = ACCEPT_ERROR;
     } else {
-        double left = guard_left(rs->g);
         confirm_ctx c = {.obs = l.cut, .model = rs->opts->model,
                          .boundary = rs->opts->boundary,
                          .encoding = IP_ENC_EXACT,
-                         .check_timeout_ms = left > 4e6 ? 0
-                             : (unsigned)(left * 1000) + 1000,
+                         .check_timeout_ms = guard_check_ms(rs->g),
                          .err = &err};
         ip_prediction q;
         ip_pco pco;

@@ -12,17 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool ip_grow(void **arr, uint32_t *cap, size_t elem)
-{
-    uint32_t ncap = *cap ? *cap * 2 : 64;
-    void *p = realloc(*arr, (size_t)ncap * elem);
-    if (!p)
-        return false;
-    *arr = p;
-    *cap = ncap;
-    return true;
-}
-
 ip_builder *ip_builder_new(const char *file, const char *initial_name,
                            ip_mode mode)
 {

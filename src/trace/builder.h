@@ -45,8 +45,6 @@ struct ip_builder {
     uint32_t n_keys, cap_keys;
 };
 
-/* Make room for one more element: arrays double, so appends are O(1). */
-bool ip_grow(void **arr, uint32_t *cap, size_t elem);
 #define GROW(arr, n, cap)                                                   \
     ((n) < (cap) || ip_grow((void **)&(arr), &(cap), sizeof *(arr)))
 bool sync_sid_maps(ip_builder *b);

@@ -29,6 +29,17 @@ const char *ip_anomaly_name(ip_anomaly_kind kind)
     return "unknown anomaly";
 }
 
+bool ip_grow(void **arr, uint32_t *cap, size_t elem)
+{
+    uint32_t ncap = *cap ? *cap * 2 : 64;
+    void *p = realloc(*arr, (size_t)ncap * elem);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
 uint32_t ip_lower_bound(const uint32_t *a, uint32_t lo, uint32_t hi,
                         uint32_t x)
 {

@@ -187,6 +187,11 @@ uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key);
 /* so(a, b): a precedes b in session order (txn 0 precedes everything). */
 bool ip_so(const ip_trace *t, uint32_t a, uint32_t b);
 
+/* Make room for more elements of size elem in *arr: the capacity doubles
+ * (64 at first), so appends are amortized O(1).  False when out of
+ * memory (*arr and *cap unchanged). */
+bool ip_grow(void **arr, uint32_t *cap, size_t elem);
+
 /* Monotonic seconds: the one clock of the project (durations, deadlines). */
 double ip_now(void);
 
