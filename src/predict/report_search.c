@@ -60,9 +60,7 @@ void ip_search_print(const ip_search_info *s, FILE *out)
                                : exhaustive ? "exhaustive" : "not complete");
     for (uint32_t i = 0; i < s->n_rounds; i++) {
         const ip_search_round *r = &s->rounds[i];
-        if (exhaustive_round(r) && r != last)
-            fprintf(out, "%s exhaustive search did not finish", i ? ";" : ":");
-        else if (!exhaustive_round(r))
+        if (!exhaustive_round(r))
             fprintf(out, "%s windows of %u transactions, staleness %u: "
                     "%u of %u searched%s", i ? ";" : ":",
                     r->window ? r->window : s->txns, r->staleness, r->done,
