@@ -77,7 +77,9 @@
  *                         fits the memory budget.
  *   IP_SEARCH_EXHAUSTIVE  the whole trace, refused (UNKNOWN, memory) when
  *                         its estimate exceeds the memory budget.
- *   IP_SEARCH_BOUNDED     one round with opts.window and opts.staleness.
+ *   IP_SEARCH_BOUNDED     one round with opts.window and opts.staleness
+ *                         (the exhaustive search when the observed so u wr
+ *                         is cyclic: there is no order to cut windows from).
  */
 typedef enum {
     IP_SEARCH_AUTO = 0,

@@ -212,7 +212,8 @@ static ip_predict_result search(run_state *rs, ip_search_info *si)
                      si->estimate.txns > AUTO_EXHAUSTIVE_TXNS ||
                      !fits(rs, &si->estimate)));
     if (bounded && !rs->has_order)
-        bounded = false;      /* hb is cyclic: no order to cut windows from */
+        bounded = false;      /* hb is cyclic: no order to cut windows
+                                 from, so the exhaustive search runs */
     if (bounded && !serializable) {
         /* windows exclude it (reads keep their writers only before the
          * window), so look at the observed trace itself first */
@@ -222,7 +223,7 @@ static ip_predict_result search(run_state *rs, ip_search_info *si)
             return r;
     }
     ip_predict_result r = IP_PREDICT_NONE;
-    if (o->search == IP_SEARCH_BOUNDED) {
+    if (o->search == IP_SEARCH_BOUNDED && rs->has_order) {
         rs->round = 0;
         si->n_rounds = 1;
         return run_round(rs, o->window, o->staleness, 0, &si->rounds[0]);
