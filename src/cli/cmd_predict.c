@@ -508,6 +508,7 @@ static bool print_json(const predict_args *a, const ip_trace *obs,
         cJSON_AddNumberToObject(sj, "formula_txns", st->encode.txns);
         cJSON_AddNumberToObject(sj, "free_reads", st->encode.free_reads);
         cJSON_AddNumberToObject(sj, "candidates", st->encode.candidates);
+        cJSON_AddNumberToObject(sj, "pruned_candidates", st->encode.pruned);
         cJSON_AddNumberToObject(sj, "literals", (double)st->encode.literals);
     }
     char *text = root ? cJSON_Print(root) : NULL;

@@ -130,6 +130,17 @@ static inline bool enc_key_shared(const ip_trace *t, uint32_t k)
 
 /* ---- structure (index.c) ---- */
 bool enc_index(ip_encoder *e, ip_error *err);
+
+/* prune.c: candidate writers no valid prediction can use (see there).
+ * Build before the candidates are indexed; past == NULL prunes nothing. */
+typedef struct enc_prune {
+    uint32_t n;               /* relevant txns */
+    uint32_t *past;           /* n x n forced pasts, or NULL */
+} enc_prune;
+bool enc_prune_build(ip_encoder *e, enc_prune *pr, ip_error *err);
+bool enc_prune_excludes(const ip_encoder *e, const enc_prune *pr, uint32_t v,
+                        uint32_t w);
+void enc_prune_free(enc_prune *pr);
 static inline uint32_t pair(const ip_encoder *e, uint32_t a, uint32_t b)
 {
     return e->rel[a] * e->n_rel + e->rel[b];

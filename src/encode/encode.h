@@ -106,6 +106,9 @@ typedef struct ip_encode_opts {
      * definition has a single solution without the commit positions
      * (SEMANTICS.md).  Far smaller formulas; more solver calls. */
     bool lazy_weak;
+    /* Keep the candidate writers that the forced pasts exclude (see
+     * "Pruned candidates" in SEMANTICS.md); for tests that compare. */
+    bool no_prune;
     /* Set by another thread to stop generation (checked in every
      * generation loop) and refutation; NULL = never.  Borrowed. */
     const atomic_bool *stop;
@@ -144,6 +147,8 @@ typedef struct ip_encode_stats {
     uint32_t txns;            /* relevant transactions (incl. txn 0) */
     uint32_t free_reads;      /* read events with more than one candidate */
     uint32_t candidates;      /* (writer, read) Booleans */
+    uint32_t pruned;          /* (read, writer) pairs no valid prediction
+                                 can use, left out of the formula */
     uint64_t literals;        /* literals of asserted clauses/definitions
                                  (Tseitin-expanded terms not counted) */
     double gen_seconds, solve_seconds; /* solve: summed over calls */

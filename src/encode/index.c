@@ -151,13 +151,17 @@ static void stale_free(stale_ranges *r)
 }
 
 /* May read v read from key_writer[q]? */
-static bool candidate_ok(const ip_trace *t, const stale_ranges *r,
-                         uint32_t v, uint32_t q)
+static bool candidate_ok(const ip_encoder *e, const stale_ranges *r,
+                         const enc_prune *pr, uint32_t v, uint32_t q)
 {
+    const ip_trace *t = e->tr;
     const ip_event *ev = &t->events[v];
-    if (!may_read_from(t, ev->txn, t->key_writer[q]))
+    uint32_t w = t->key_writer[q];
+    if (!may_read_from(t, ev->txn, w))
         return false;
-    return !r->rank || (r->rank[q] >= r->lo[v] && r->rank[q] <= r->hi[v]);
+    if (r->rank && (r->rank[q] < r->lo[v] || r->rank[q] > r->hi[v]))
+        return false;
+    return !enc_prune_excludes(e, pr, v, w);
 }
 
 static bool check_observed(const ip_trace *t, uint32_t v, ip_error *err)
@@ -178,13 +182,17 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
 {
     const ip_trace *t = e->tr;
     stale_ranges sr = { 0 };
+    enc_prune pr = { 0 };
     if (e->opts.staleness && !e->opts.order_pos)
         return ip_fail(err, "encode: a staleness bound needs an order");
+    if (!e->opts.no_prune && !enc_prune_build(e, &pr, err))
+        return false;
     e->cand_first = malloc(sizeof *e->cand_first * (t->n_events + 1));
     e->obs_cand = malloc(sizeof *e->obs_cand * (t->n_events + 1));
     if (!e->cand_first || !e->obs_cand ||
         (e->opts.staleness && !stale_build(e, &sr))) {
         stale_free(&sr);
+        enc_prune_free(&pr);
         return ip_fail(err, "encode: out of memory");
     }
     uint64_t n = 0;
@@ -196,14 +204,20 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
             continue;
         if (!check_observed(t, v, err)) {
             stale_free(&sr);
+            enc_prune_free(&pr);
             return false;
         }
         for (uint32_t q = t->key_writer_first[ev->key];
-             q < t->key_writer_first[ev->key + 1]; q++)
-            n += candidate_ok(t, &sr, v, q);
+             q < t->key_writer_first[ev->key + 1]; q++) {
+            bool ok = candidate_ok(e, &sr, &pr, v, q);
+            n += ok;
+            e->st.pruned += !ok && pr.past &&
+                            enc_prune_excludes(e, &pr, v, t->key_writer[q]);
+        }
     }
     if (n >= UINT32_MAX) {
         stale_free(&sr);
+        enc_prune_free(&pr);
         return ip_fail(err, "encode: %llu candidate writers is more than "
                        "the encoder can index", (unsigned long long)n);
     }
@@ -213,6 +227,7 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
     e->cx = calloc(n + 1, sizeof *e->cx);
     if (!e->cand_txn || !e->cx) {
         stale_free(&sr);
+        enc_prune_free(&pr);
         return ip_fail(err, "encode: out of memory");
     }
     for (uint32_t v = 0; v < t->n_events; v++) {
@@ -222,7 +237,7 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
         uint32_t c = e->cand_first[v];
         for (uint32_t q = t->key_writer_first[ev->key];
              q < t->key_writer_first[ev->key + 1]; q++) {
-            if (!candidate_ok(t, &sr, v, q))
+            if (!candidate_ok(e, &sr, &pr, v, q))
                 continue;
             if (t->key_writer[q] == ev->writer)
                 e->obs_cand[v] = c;
@@ -230,6 +245,7 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
         }
     }
     stale_free(&sr);
+    enc_prune_free(&pr);
     return true;
 }
 

@@ -279,8 +279,8 @@ ip_predict_result solve_problem(problem *pb)
     ip_encoder_stats(enc, &pb->stats->encode);
     const ip_encode_stats *es = &pb->stats->encode;
     progress(pb, "formula: %u transactions, %u free reads, %u candidate "
-             "writers, %llu literals, generated in %.2fs", es->txns,
-             es->free_reads, es->candidates,
+             "writers (%u pruned), %llu literals, generated in %.2fs",
+             es->txns, es->free_reads, es->candidates, es->pruned,
              (unsigned long long)es->literals, es->gen_seconds);
     ip_predict_result r = use_observed_order(pb, enc) ? solve_loop(pb, enc)
                                                       : IP_PREDICT_ERROR;

@@ -291,6 +291,48 @@ static void test_fill(void)
     ip_trace_free(t);
 }
 
+/* Pruned candidates (prune.c): b1's read of x from a3 closes a cycle
+ * (b1 ->wr a2 ->so a3), whatever the model; b2's read of x from init is
+ * stale under causal (a1's write of x is in b2's forced past).  Pruning
+ * removes exactly those and no model of the eager formula. */
+static const step PRUNE[] = {
+    { "a1", "w", "x", NULL },
+    { "b1", "r", "x", "a1" }, { "b1", "w", "y", NULL },
+    { "a2", "r", "y", "b1" }, { "a2", "w", "x", NULL },
+    { "a3", "w", "x", NULL },
+    { "b2", "r", "x", "a3" },
+};
+
+static void test_prune(void)
+{
+    ip_trace *t = build(PRUNE, sizeof PRUNE / sizeof *PRUNE);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    ip_error err = {{0}};
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 2; k++) {
+            ip_encode_opts o = {
+                .model = m ? IP_LVL_RC : IP_LVL_CAUSAL,
+                .boundary = k ? IP_BOUNDARY_RELAXED : IP_BOUNDARY_STRICT,
+                .encoding = IP_ENC_EXACT };
+            ip_encode_stats st[2];
+            uint32_t models[2], unchanged;
+            for (int np = 0; np < 2; np++) {
+                o.no_prune = np;
+                ip_encoder *e = ip_encoder_new(t, &o, &err);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+                ip_encoder_stats(e, &st[np]);
+                models[np] = count_models(e, t, &unchanged);
+                ip_encoder_free(e);
+            }
+            CU_ASSERT_EQUAL(st[0].pruned, m ? 1u : 2u);
+            CU_ASSERT_EQUAL(st[1].pruned, 0u);
+            CU_ASSERT_EQUAL(st[1].candidates - st[0].candidates, st[0].pruned);
+            CU_ASSERT_EQUAL(models[0], models[1]);
+            CU_ASSERT(models[0] > 1);
+        }
+    ip_trace_free(t);
+}
+
 /* Eight chained deposits in eight sessions: each read has eight
  * candidate writers (exercises the sequential at-most-one). */
 static void test_many_writers(void)
@@ -427,6 +469,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "block", test_block);
     CU_add_test(s, "fill", test_fill);
     CU_add_test(s, "many_writers", test_many_writers);
+    CU_add_test(s, "prune", test_prune);
     CU_add_test(s, "bad_options", test_bad_options);
     if (getenv("ENC_BIG"))   /* performance probe, see report */
         CU_add_test(s, "big", test_big);

@@ -96,13 +96,28 @@ static bool compare(const ip_trace *obs, const char *what, ip_level model,
     return true;
 }
 
+/* Does the causal encoder leave out candidates of obs (prune.c)? */
+static bool prunes(const ip_trace *obs)
+{
+    ip_encode_opts o = { .model = IP_LVL_CAUSAL,
+                         .boundary = IP_BOUNDARY_RELAXED,
+                         .encoding = IP_ENC_EXACT };
+    ip_error err = {{0}};
+    ip_encoder *e = ip_encoder_new(obs, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    ip_encode_stats st;
+    ip_encoder_stats(e, &st);
+    ip_encoder_free(e);
+    return st.pruned > 0;
+}
+
 /* Two shapes: more sessions, and longer sessions (a boundary right after
  * a write, before the next read of a written key, needs three
  * transactions per session to matter). */
 static void test_random(void)
 {
     static const shape shapes[] = { { 3, 2, 4, 60 }, { 2, 3, 5, 100 } };
-    unsigned some = 0, compared = 0;
+    unsigned some = 0, compared = 0, pruning = 0;
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (uint64_t seed = 1; seed <= shapes[i].seeds; seed++) {
             ip_trace *obs = random_trace(&shapes[i], seed);
@@ -118,12 +133,16 @@ static void test_random(void)
                     some += brute_force_count(obs, model, kind) > 0;
                     compared += compare(obs, what, model, kind);
                 }
+            pruning += prunes(obs);
             ip_trace_free(obs);
         }
     /* the generator must produce traces with predictions, or the
      * comparison says little */
     CU_ASSERT_TRUE(some >= 100);
     CU_ASSERT_TRUE(compared >= 500);
+    /* and the encoders must prune candidates on many of them, or the
+     * comparison says little about pruning */
+    CU_ASSERT_TRUE(pruning >= 40);
 }
 
 /* Small windows and staleness bounds on the same traces: whatever is
