@@ -13,7 +13,8 @@
  *          write kept, and w is in w2's forced past (or is txn 0):
  *          w ->hb w2 ->hb T, so ww_causal puts w2 after w and before w.
  * A writer that some read of k in T observed is never pruned: the groups
- * share their candidates, and the observed run must stay a model.
+ * share their candidates, and the observed run must stay a model.  Nor
+ * is a read of an aborted transaction, which no history holds.
  *
  * The forced pasts are a dense matrix over relevant transactions, so they
  * are built only up to PRUNE_MAX_TXNS of them and when the observed
@@ -69,7 +70,7 @@ static uint32_t row_inputs(const ip_encoder *e, uint32_t i, uint32_t *out)
         out[n] = e->rel[p];
     n++;
     const ip_txn *tx = &t->txns[p];
-    for (uint32_t j = 0; j < tx->ev_count; j++) {
+    for (uint32_t j = 0; ip_committed(t, p) && j < tx->ev_count; j++) {
         const ip_event *ev = &t->events[tx->ev_first + j];
         if (ev->kind != IP_READ || ev->writer == IP_INIT_TXN ||
             e->rel[ev->writer] == IP_NONE)
@@ -142,7 +143,8 @@ static void build_row(const ip_encoder *e, enc_prune *pr, uint32_t i,
     const ip_txn *tx = &t->txns[p];
     merge_max(row, past_row(pr, e->rel[p]), pr->n);
     row[e->rel[p]] = tx->ev_count;
-    for (uint32_t j = 0; j < tx->ev_count; j++) {
+    /* an aborted txn is not in any history: so runs through it, wr not */
+    for (uint32_t j = 0; ip_committed(t, p) && j < tx->ev_count; j++) {
         const ip_event *ev = &t->events[tx->ev_first + j];
         if (ev->kind != IP_READ || ev->writer == IP_INIT_TXN ||
             e->rel[ev->writer] == IP_NONE)
@@ -232,7 +234,8 @@ bool enc_prune_excludes(const ip_encoder *e, const enc_prune *pr, uint32_t v,
         return false;
     const ip_event *ev = &t->events[v];
     uint32_t x = ev->txn;
-    if (e->rel[x] == IP_NONE || (w != IP_INIT_TXN && e->rel[w] == IP_NONE) ||
+    if (e->rel[x] == IP_NONE || !ip_committed(t, x) ||
+        (w != IP_INIT_TXN && e->rel[w] == IP_NONE) ||
         observed_by(t, x, ev->key, w))
         return false;
     if (w != IP_INIT_TXN && past_row(pr, e->rel[w])[e->rel[x]] > 0)
