@@ -468,50 +468,73 @@ static void print_human(const predict_args *a, const ip_trace *obs,
     }
 }
 
+/* The numbers of the run, as the JSON "stats" object; false when out of
+ * memory. */
+static bool add_stats(cJSON *sj, const ip_predict_stats *st)
+{
+    const struct { const char *name; double v; } f[] = {
+        { "seconds", st->seconds },
+        { "solver_calls", st->solver_calls },
+        { "refuted_orders", st->refuted_orders },
+        { "refuted_pcos", st->refuted_pcos },
+        { "gen_seconds", st->encode.gen_seconds },
+        { "solve_seconds", st->encode.solve_seconds },
+        { "formula_txns", st->encode.txns },
+        { "free_reads", st->encode.free_reads },
+        { "candidates", st->encode.candidates },
+        { "pruned_candidates", st->encode.pruned },
+        { "literals", (double)st->encode.literals },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!cJSON_AddNumberToObject(sj, f[i].name, f[i].v))
+            return false;
+    return true;
+}
+
+static bool add_prediction(cJSON *preds, const predict_args *a,
+                           const ip_trace *obs, const ip_prediction *p,
+                           const out_files *file)
+{
+    cJSON *info = ip_prediction_info_cjson(obs, p, &a->opts, a->trace);
+    if (!info)
+        return false;
+    if (!cJSON_AddItemToArray(preds, info)) {
+        cJSON_Delete(info);
+        return false;
+    }
+    return cJSON_AddStringToObject(info, "file", file->json) &&
+           cJSON_AddNumberToObject(info, "seconds", p->seconds) &&
+           (!a->dot || cJSON_AddStringToObject(info, "dot", file->dot));
+}
+
+/* The whole report as one JSON document on stdout; false (and a line on
+ * stderr) when it could not be built: never a partial report. */
 static bool print_json(const predict_args *a, const ip_trace *obs,
                        ip_predict_result r, const ip_prediction *p,
                        uint32_t n, const out_files *files,
                        const ip_predict_stats *st, const char *error)
 {
     cJSON *root = cJSON_CreateObject();
-    cJSON *preds = cJSON_AddArrayToObject(root, "predictions");
-    cJSON *sj = cJSON_AddObjectToObject(root, "stats");
-    cJSON_AddStringToObject(root, "trace", a->trace);
-    cJSON_AddStringToObject(root, "model", ip_level_name(a->opts.model));
-    cJSON_AddStringToObject(root, "boundary",
-                            ip_boundary_name(a->opts.boundary));
-    cJSON_AddStringToObject(root, "encoding",
-                            ip_encoding_name(a->opts.encoding));
-    cJSON_AddStringToObject(root, "result", result_name(r));
-    if (error)
-        cJSON_AddStringToObject(root, "error", error);
-    cJSON *search = ip_search_to_cjson(&st->search);
-    if (search)
-        cJSON_AddItemToObject(root, "search", search);
-    for (uint32_t i = 0; preds && i < n; i++) {
-        cJSON *info = ip_prediction_info_cjson(obs, &p[i], &a->opts, a->trace);
-        if (!info)
-            continue;
-        cJSON_AddStringToObject(info, "file", files[i].json);
-        cJSON_AddNumberToObject(info, "seconds", p[i].seconds);
-        if (a->dot)
-            cJSON_AddStringToObject(info, "dot", files[i].dot);
-        cJSON_AddItemToArray(preds, info);
-    }
-    if (sj) {
-        cJSON_AddNumberToObject(sj, "seconds", st->seconds);
-        cJSON_AddNumberToObject(sj, "solver_calls", st->solver_calls);
-        cJSON_AddNumberToObject(sj, "refuted_orders", st->refuted_orders);
-        cJSON_AddNumberToObject(sj, "refuted_pcos", st->refuted_pcos);
-        cJSON_AddNumberToObject(sj, "gen_seconds", st->encode.gen_seconds);
-        cJSON_AddNumberToObject(sj, "solve_seconds", st->encode.solve_seconds);
-        cJSON_AddNumberToObject(sj, "formula_txns", st->encode.txns);
-        cJSON_AddNumberToObject(sj, "free_reads", st->encode.free_reads);
-        cJSON_AddNumberToObject(sj, "candidates", st->encode.candidates);
-        cJSON_AddNumberToObject(sj, "pruned_candidates", st->encode.pruned);
-        cJSON_AddNumberToObject(sj, "literals", (double)st->encode.literals);
-    }
-    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON *preds = root ? cJSON_AddArrayToObject(root, "predictions") : NULL;
+    cJSON *sj = root ? cJSON_AddObjectToObject(root, "stats") : NULL;
+    bool ok = preds && sj &&
+              cJSON_AddStringToObject(root, "trace", a->trace) &&
+              cJSON_AddStringToObject(root, "model",
+                                      ip_level_name(a->opts.model)) &&
+              cJSON_AddStringToObject(root, "boundary",
+                                      ip_boundary_name(a->opts.boundary)) &&
+              cJSON_AddStringToObject(root, "encoding",
+                                      ip_encoding_name(a->opts.encoding)) &&
+              cJSON_AddStringToObject(root, "result", result_name(r)) &&
+              (!error || cJSON_AddStringToObject(root, "error", error));
+    cJSON *search = ok ? ip_search_to_cjson(&st->search) : NULL;
+    ok = search && cJSON_AddItemToObject(root, "search", search);
+    if (search && !ok)
+        cJSON_Delete(search);
+    for (uint32_t i = 0; ok && i < n; i++)
+        ok = add_prediction(preds, a, obs, &p[i], &files[i]);
+    ok = ok && add_stats(sj, st);
+    char *text = ok ? cJSON_Print(root) : NULL;
     if (text)
         puts(text);
     else
