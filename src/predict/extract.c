@@ -241,7 +241,9 @@ static bool replay(ip_builder *b, const ip_trace *obs, const ip_assignment *a,
             continue;
         const ip_session *ss = &obs->sessions[s];
         uint32_t hs = ip_builder_session(b, ip_str(obs, ss->name), err);
-        if (hs == IP_NONE)
+        if (hs == IP_NONE ||
+            !ip_builder_extra(b, IP_EXTRA_SESSION, hs, ip_str(obs, ss->extra),
+                              err))
             return false;
         for (uint32_t t = ss->txn_first; t < ss->txn_first + ss->txn_count;
              t++) {
@@ -250,7 +252,9 @@ static bool replay(ip_builder *b, const ip_trace *obs, const ip_assignment *a,
                 continue;
             uint32_t h = ip_builder_txn(b, hs, ip_txn_name(obs, t),
                                         IP_COMMITTED, 0, err);
-            if (h == IP_NONE)
+            if (h == IP_NONE ||
+                !ip_builder_extra(b, IP_EXTRA_TXN, h, ip_str(obs, x->extra),
+                                  err))
                 return false;
             m->hist_txn[t] = m->n_hist_txns;
             m->obs_txn[m->n_hist_txns++] = t;
@@ -258,7 +262,9 @@ static bool replay(ip_builder *b, const ip_trace *obs, const ip_assignment *a,
             for (uint32_t o = x->op_first; o < x->op_first + x->op_count; o++) {
                 if (!keep[o])
                     continue;
-                if (!add_op(b, obs, a, ev_of_op, o, h, err))
+                if (!add_op(b, obs, a, ev_of_op, o, h, err) ||
+                    !ip_builder_extra(b, IP_EXTRA_OP, h,
+                                      ip_str(obs, obs->ops[o].extra), err))
                     return false;
                 m->hist_op[o] = idx++;
             }
@@ -294,7 +300,8 @@ static ip_trace *build(const ip_trace *obs, const ip_assignment *a,
         ip_fail(err, "prediction: out of memory");
         return NULL;
     }
-    if (!replay(b, obs, a, ev_of_op, keep, keep_txn, m, err)) {
+    if (!ip_builder_extra(b, IP_EXTRA_TRACE, 0, ip_str(obs, obs->extra), err) ||
+        !replay(b, obs, a, ev_of_op, keep, keep_txn, m, err)) {
         ip_builder_free(b);
         return NULL;
     }

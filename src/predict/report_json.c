@@ -150,6 +150,11 @@ void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
 {
     cJSON *root = ip_trace_to_cjson(p->history);
     cJSON *info = ip_prediction_info_cjson(obs, p, o, observed_path);
+    /* tool fields that describe the observed run, not this one */
+    static const char *const stale[] = { "prediction", "invariants",
+                                         "replay" };
+    for (size_t i = 0; root && i < sizeof stale / sizeof *stale; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(root, stale[i]);
     if (root && info && cJSON_AddItemToObject(root, "prediction", info))
         return root;
     cJSON_Delete(root);

@@ -28,12 +28,14 @@ ip_builder *ip_builder_new(const char *file, const char *initial_name,
     b->initial_sid = ip_intern_add(&b->in, init, strlen(init));
     b->null_sid = ip_intern_add(&b->in, "null", 4);
     b->initial_value = b->null_sid;
+    b->extra = IP_NONE;
     /* handle 0 is the initial transaction */
     if (!GROW(b->txns, b->n_txns, b->cap_txns) || !sync_sid_maps(b)) {
         ip_builder_free(b);
         return NULL;
     }
-    b->txns[0] = (pending_txn){.name = b->initial_sid, .session = IP_NONE};
+    b->txns[0] = (pending_txn){.name = b->initial_sid, .session = IP_NONE,
+                               .extra = IP_NONE, .last_op = IP_NONE};
     b->n_txns = 1;
     b->txn_of_sid[b->initial_sid] = IP_INIT_TXN;
     return b;
@@ -113,7 +115,8 @@ uint32_t ip_builder_session(ip_builder *b, const char *name, ip_error *err)
                        b->file, b->n_sessions, name), IP_NONE;
     if (!GROW(b->sessions, b->n_sessions, b->cap_sessions))
         return oom(err);
-    b->sessions[b->n_sessions] = (pending_session){.name = sid};
+    b->sessions[b->n_sessions] = (pending_session){.name = sid,
+                                                   .extra = IP_NONE};
     b->session_of_sid[sid] = b->n_sessions;
     return b->n_sessions++;
 }
@@ -145,7 +148,8 @@ uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
         return oom(err);
     b->txns[b->n_txns] = (pending_txn){
         .name = sid, .session = session, .index = s->n_txns,
-        .status = (uint8_t)status, .line = line};
+        .status = (uint8_t)status, .line = line, .extra = IP_NONE,
+        .last_op = IP_NONE};
     s->n_txns++;
     b->txn_of_sid[sid] = b->n_txns;
     return b->n_txns++;
@@ -173,10 +177,11 @@ static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
     }
     if (!GROW(b->ops, b->n_ops, b->cap_ops))
         return oom(err), false;
+    b->txns[txn].last_op = b->n_ops;
     b->ops[b->n_ops++] = (pending_op){
         .kind = (uint8_t)kind, .key = b->key_of_sid[ksid], .value = vsid,
         .from_sid = from_sid, .from_txn = from_txn, .txn = txn, .line = line,
-        .index = b->txns[txn].n_ops++};
+        .index = b->txns[txn].n_ops++, .extra = IP_NONE};
     return true;
 }
 
@@ -209,4 +214,28 @@ void locate(const ip_builder *b, const pending_op *op, const char *field,
         snprintf(buf, n, "%s: sessions[%u].transactions[%u].ops[%u]%s%s",
                  b->file, t->session, t->index, op->index,
                  field ? "." : "", field ? field : "");
+}
+
+bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,
+                      const char *json, ip_error *err)
+{
+    uint32_t sid = IP_NONE;
+    if (json && (sid = intern(b, json)) == IP_NONE)
+        return oom(err), false;
+    switch (at) {
+    case IP_EXTRA_TRACE:
+        b->extra = sid;
+        break;
+    case IP_EXTRA_SESSION:
+        b->sessions[handle].extra = sid;
+        break;
+    case IP_EXTRA_TXN:
+        b->txns[handle].extra = sid;
+        break;
+    case IP_EXTRA_OP:
+        if (b->txns[handle].last_op != IP_NONE)
+            b->ops[b->txns[handle].last_op].extra = sid;
+        break;
+    }
+    return true;
 }

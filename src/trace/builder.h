@@ -17,22 +17,24 @@ typedef struct pending_op {
     uint32_t txn;             /* handle */
     uint32_t line;
     uint32_t index;           /* position within its transaction */
+    uint32_t extra;           /* tool fields (sid) or IP_NONE */
 } pending_op;
 
 typedef struct pending_txn {
     uint32_t name, session, index, line, n_ops;
+    uint32_t extra, last_op;  /* tool fields; its last op added or IP_NONE */
     uint8_t status;
 } pending_txn;
 
 typedef struct pending_session {
-    uint32_t name, n_txns;
+    uint32_t name, n_txns, extra;
 } pending_session;
 
 struct ip_builder {
     char *file;
     ip_mode mode;
     ip_intern in;
-    uint32_t initial_sid, null_sid, initial_value;
+    uint32_t initial_sid, null_sid, initial_value, extra;
     uint32_t *txn_of_sid, *session_of_sid, *key_of_sid;
     uint32_t sid_cap;
     pending_session *sessions;

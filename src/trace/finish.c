@@ -46,19 +46,21 @@ static bool number_txns(finisher *f)
         first[s + 1] = first[s] + b->sessions[s].n_txns;
         t->sessions[s] = (ip_session){.name = b->sessions[s].name,
                                       .txn_first = first[s],
-                                      .txn_count = b->sessions[s].n_txns};
+                                      .txn_count = b->sessions[s].n_txns,
+                                      .extra = b->sessions[s].extra};
     }
     t->n_sessions = b->n_sessions;
     t->n_txns = b->n_txns;
     f->final_of[0] = IP_INIT_TXN;
-    t->txns[0] = (ip_txn){.name = b->initial_sid, .session = IP_NONE};
+    t->txns[0] = (ip_txn){.name = b->initial_sid, .session = IP_NONE,
+                          .extra = IP_NONE};
     for (uint32_t h = 1; h < b->n_txns; h++) {
         const pending_txn *p = &b->txns[h];
         uint32_t id = first[p->session] + p->index;
         f->final_of[h] = id;
         t->txns[id] = (ip_txn){.name = p->name, .session = p->session,
                                .index = p->index, .status = p->status,
-                               .op_count = p->n_ops};
+                               .op_count = p->n_ops, .extra = p->extra};
     }
     free(first);
     return true;
@@ -85,7 +87,8 @@ static bool group_ops(finisher *f)
         uint32_t at = x->op_first + x->op_count++;
         t->ops[at] = (ip_op){.kind = p->kind, .key = p->key,
                              .value = p->value, .from = IP_NONE,
-                             .txn = f->final_of[p->txn], .line = p->line};
+                             .txn = f->final_of[p->txn], .line = p->line,
+                             .extra = p->extra};
         f->handle_of_op[at] = i;
     }
     t->n_ops = b->n_ops;
@@ -549,6 +552,7 @@ static bool adopt_strings(finisher *f)
     b->in.strings = NULL;
     b->in.arena = NULL;
     t->initial_name = b->initial_sid;
+    t->extra = b->extra;
     t->n_keys = b->n_keys;
     t->key_ids = malloc((b->n_keys ? b->n_keys : 1) * sizeof *t->key_ids);
     if (!t->key_ids)

@@ -17,8 +17,33 @@
 typedef struct json_reader {
     const char *path;
     ip_builder *b;
+    ip_mode mode;
     ip_error *err;
 } json_reader;
+
+/* The fields of each level (TRACE_FORMAT.md): those the model reads, then
+ * the tool fields it keeps without reading them.  Anything else is a typo
+ * or data for "meta": an input error, except in lenient mode. */
+typedef struct field_set {
+    const char *const *model, *const *tool;
+} field_set;
+
+static const char *const TOP_MODEL[] = { "isopredict_trace", "initial",
+                                         "sessions", NULL };
+static const char *const TOP_TOOL[] = { "workload", "schedule", "invariants",
+                                        "replay", "prediction", "meta",
+                                        "comment", NULL };
+static const char *const SESSION_MODEL[] = { "id", "transactions", NULL };
+static const char *const TXN_MODEL[] = { "id", "status", "ops", NULL };
+static const char *const TXN_TOOL[] = { "procedure", "args", "meta",
+                                        "comment", NULL };
+static const char *const OP_MODEL[] = { "op", "key", "value", "from", NULL };
+static const char *const META[] = { "meta", "comment", NULL };
+
+static const field_set TOP_FIELDS = { TOP_MODEL, TOP_TOOL };
+static const field_set SESSION_FIELDS = { SESSION_MODEL, META };
+static const field_set TXN_FIELDS = { TXN_MODEL, TXN_TOOL };
+static const field_set OP_FIELDS = { OP_MODEL, META };
 
 /* cJSON prints numbers and literals; strings keep their quotes so that a
  * value round-trips with its JSON type. */
@@ -49,6 +74,115 @@ static bool type_error(json_reader *r, const char *where, const char *what)
     return ip_fail(r->err, "%s: %s: %s", r->path, where, what);
 }
 
+static bool listed(const char *const *names, const char *name)
+{
+    for (; *names; names++)
+        if (!strcmp(*names, name))
+            return true;
+    return false;
+}
+
+/* Edit distance of two short names, capped: only "close or not" counts. */
+static unsigned distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 31 || lb > 31)
+        return 99;
+    unsigned d[32][32];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            unsigned del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            d[i][j] = sub < del ? (sub < ins ? sub : ins)
+                                : (del < ins ? del : ins);
+        }
+    return d[la][lb];
+}
+
+/* The known name nearest to `name`, if it is a plausible typo of it. */
+static const char *nearest(const field_set *fs, const char *name)
+{
+    const char *best = NULL;
+    unsigned bd = 3;
+    const char *const *lists[2] = { fs->model, fs->tool };
+    for (int l = 0; l < 2; l++)
+        for (const char *const *n = lists[l]; *n; n++) {
+            unsigned d = distance(name, *n);
+            if (d < bd && d < strlen(*n)) {
+                bd = d;
+                best = *n;
+            }
+        }
+    return best;
+}
+
+static bool unknown_field(json_reader *r, const field_set *fs,
+                          const char *where, const char *name)
+{
+    const char *near = nearest(fs, name);
+    const char *sep = where[0] ? "." : "";
+    if (near)
+        return ip_fail(r->err, "%s: %s%s%s: unknown field; did you mean "
+                       "\"%s\"?", r->path, where, sep, name, near);
+    char known[160] = "";
+    const char *const *lists[2] = { fs->model, fs->tool };
+    for (int l = 0; l < 2; l++)
+        for (const char *const *n = lists[l]; *n; n++) {
+            size_t used = strlen(known);
+            snprintf(known + used, sizeof known - used, "%s%s",
+                     used ? ", " : "", *n);
+        }
+    return ip_fail(r->err, "%s: %s%s%s: unknown field (known here: %s; data "
+                   "for other tools goes in \"meta\")", r->path, where, sep,
+                   name, known);
+}
+
+/* Check obj's members against fs (strict mode: an unknown one is an
+ * error).  Done before the model's fields are read, so that a misspelt
+ * required field is reported as the typo it is. */
+static bool check_fields(json_reader *r, const cJSON *obj, const field_set *fs,
+                         const char *where)
+{
+    if (r->mode != IP_STRICT)
+        return true;
+    for (const cJSON *m = obj->child; m; m = m->next)
+        if (!listed(fs->model, m->string) && !listed(fs->tool, m->string))
+            return unknown_field(r, fs, where, m->string);
+    return true;
+}
+
+/* Keep obj's tool fields with the builder's entity `at`/`handle`. */
+static bool take_fields(json_reader *r, const cJSON *obj, const field_set *fs,
+                        ip_extra_at at, uint32_t handle)
+{
+    cJSON *keep = NULL;
+    bool ok = true;
+    for (const cJSON *m = obj->child; ok && m; m = m->next) {
+        if (!listed(fs->tool, m->string))
+            continue;
+        cJSON *copy = cJSON_Duplicate(m, true);
+        if (!keep)
+            keep = cJSON_CreateObject();
+        ok = copy && keep && cJSON_AddItemToObject(keep, m->string, copy);
+        if (!ok) {
+            cJSON_Delete(copy);
+            ip_fail(r->err, "out of memory");
+        }
+    }
+    char *text = ok && keep ? cJSON_PrintUnformatted(keep) : NULL;
+    if (ok && keep && !text)
+        ok = ip_fail(r->err, "out of memory");
+    if (ok && text)
+        ok = ip_builder_extra(r->b, at, handle, text, r->err);
+    cJSON_free(text);
+    cJSON_Delete(keep);
+    return ok;
+}
+
 /* A required non-empty string member. */
 static const char *get_id(json_reader *r, const cJSON *obj, const char *name,
                           const char *where)
@@ -70,6 +204,8 @@ static bool read_op(json_reader *r, uint32_t txn, const cJSON *op,
 {
     if (!cJSON_IsObject(op))
         return type_error(r, where, "must be an object");
+    if (!check_fields(r, op, &OP_FIELDS, where))
+        return false;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(op, "op");
     char at[PATH_MAX_LEN];
     json_path(at, "%s.op", where);
@@ -98,7 +234,7 @@ static bool read_op(json_reader *r, uint32_t txn, const cJSON *op,
     bool ok = ip_builder_op(r->b, txn, k, key, text,
                             from ? from->valuestring : NULL, 0, r->err);
     cJSON_free(text);
-    return ok;
+    return ok && take_fields(r, op, &OP_FIELDS, IP_EXTRA_OP, txn);
 }
 
 static bool read_txn(json_reader *r, uint32_t session, const cJSON *tx,
@@ -106,6 +242,8 @@ static bool read_txn(json_reader *r, uint32_t session, const cJSON *tx,
 {
     if (!cJSON_IsObject(tx))
         return type_error(r, where, "must be an object");
+    if (!check_fields(r, tx, &TXN_FIELDS, where))
+        return false;
     const char *id = get_id(r, tx, "id", where);
     if (!id)
         return false;
@@ -120,7 +258,8 @@ static bool read_txn(json_reader *r, uint32_t session, const cJSON *tx,
         status = st->valuestring[0] == 'a' ? IP_ABORTED : IP_COMMITTED;
     }
     uint32_t txn = ip_builder_txn(r->b, session, id, status, 0, r->err);
-    if (txn == IP_NONE)
+    if (txn == IP_NONE ||
+        !take_fields(r, tx, &TXN_FIELDS, IP_EXTRA_TXN, txn))
         return false;
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(tx, "ops");
     char at[PATH_MAX_LEN];
@@ -143,11 +282,14 @@ static bool read_session(json_reader *r, const cJSON *s, const char *where)
 {
     if (!cJSON_IsObject(s))
         return type_error(r, where, "must be an object");
+    if (!check_fields(r, s, &SESSION_FIELDS, where))
+        return false;
     const char *id = get_id(r, s, "id", where);
     if (!id)
         return false;
     uint32_t session = ip_builder_session(r->b, id, r->err);
-    if (session == IP_NONE)
+    if (session == IP_NONE ||
+        !take_fields(r, s, &SESSION_FIELDS, IP_EXTRA_SESSION, session))
         return false;
     const cJSON *txns = cJSON_GetObjectItemCaseSensitive(s, "transactions");
     char at[PATH_MAX_LEN];
@@ -187,6 +329,8 @@ static bool check_header(json_reader *r, const cJSON *root,
 {
     if (!cJSON_IsObject(root))
         return type_error(r, "(root)", "a trace must be a JSON object");
+    if (!check_fields(r, root, &TOP_FIELDS, ""))
+        return false;
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root,
                                                         "isopredict_trace");
     if (!ver)
@@ -218,7 +362,7 @@ ip_trace *ip_read_json(const char *path, const char *data, size_t len,
         ip_fail(err, "%s:%u:%u: malformed JSON", path, line, col);
         return NULL;
     }
-    json_reader r = {.path = path, .err = err};
+    json_reader r = {.path = path, .mode = mode, .err = err};
     const char *initial;
     const cJSON *sessions;
     ip_trace *t = NULL;
@@ -236,6 +380,10 @@ ip_trace *ip_read_json(const char *path, const char *data, size_t len,
     r.b = ip_builder_new(path, initial, mode);
     if (!r.b) {
         ip_fail(err, "out of memory");
+        goto out;
+    }
+    if (!take_fields(&r, root, &TOP_FIELDS, IP_EXTRA_TRACE, 0)) {
+        ip_builder_free(r.b);
         goto out;
     }
     int i = 0;

@@ -21,12 +21,16 @@ static bool declare(ip_builder *b, const ip_trace *t, const uint8_t *keep,
             if (!keep[x] || !ip_committed(t, x))
                 continue;
             if (sid == IP_NONE &&
-                (sid = ip_builder_session(b, ip_session_name(t, s), err)) ==
-                    IP_NONE)
+                ((sid = ip_builder_session(b, ip_session_name(t, s), err)) ==
+                     IP_NONE ||
+                 !ip_builder_extra(b, IP_EXTRA_SESSION, sid,
+                                   ip_str(t, se->extra), err)))
                 return false;
             handle[x] = ip_builder_txn(b, sid, ip_txn_name(t, x),
                                        IP_COMMITTED, 0, err);
-            if (handle[x] == IP_NONE)
+            if (handle[x] == IP_NONE ||
+                !ip_builder_extra(b, IP_EXTRA_TXN, handle[x],
+                                  ip_str(t, t->txns[x].extra), err))
                 return false;
         }
     }
@@ -48,7 +52,9 @@ static bool add_ops(ip_builder *b, const ip_trace *t, const uint32_t *handle,
                                                    : handle[op->from];
             if (!ip_builder_op_from_id(b, handle[x], op->kind,
                                        ip_key_name(t, op->key),
-                                       ip_str(t, op->value), from, 0, err))
+                                       ip_str(t, op->value), from, 0, err) ||
+                !ip_builder_extra(b, IP_EXTRA_OP, handle[x],
+                                  ip_str(t, op->extra), err))
                 return false;
         }
     }
@@ -70,7 +76,8 @@ ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
         return NULL;
     }
     ip_trace *sub = NULL;
-    if (declare(b, t, keep, handle, err) && add_ops(b, t, handle, err))
+    if (ip_builder_extra(b, IP_EXTRA_TRACE, 0, ip_str(t, t->extra), err) &&
+        declare(b, t, keep, handle, err) && add_ops(b, t, handle, err))
         sub = ip_builder_finish(b, err);
     else
         ip_builder_free(b);

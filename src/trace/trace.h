@@ -26,6 +26,10 @@
  * Names (session ids, transaction ids, keys) and values are interned
  * strings: an id indexes trace->strings.  A value is the JSON text of a
  * scalar ("50", "\"abc\"", "null") or IP_NONE when the input gave none.
+ * Tool fields (TRACE_FORMAT.md: "workload", "schedule", "procedure",
+ * "args", "meta", ...) are kept, never interpreted: the `extra` of the
+ * trace, a session, a transaction or an op is the compact JSON text of an
+ * object holding them in input order, or IP_NONE.
  *
  * Ownership: a trace owns all its memory; ip_trace_free releases it.  The
  * builder owns a trace under construction; ip_builder_finish hands it over.
@@ -71,6 +75,7 @@ typedef struct ip_op {
                                  IP_NONE when unresolved (lenient mode) */
     uint32_t txn;             /* owning transaction */
     uint32_t line;            /* source line, 0 for JSON input */
+    uint32_t extra;           /* tool fields (string id) or IP_NONE */
 } ip_op;
 
 typedef struct ip_event {
@@ -91,6 +96,7 @@ typedef struct ip_txn {
     uint32_t op_first, op_count;
     uint32_t ev_first, ev_count;
     uint32_t wkey_first, wkey_count; /* into wkeys/wkey_event: sorted keys */
+    uint32_t extra;           /* tool fields (string id) or IP_NONE */
 } ip_txn;
 
 typedef struct ip_session {
@@ -98,6 +104,7 @@ typedef struct ip_session {
     uint32_t txn_first;       /* txns of a session are contiguous ids */
     uint32_t txn_count;
     uint32_t ev_count;        /* events (positions 0..ev_count-1) */
+    uint32_t extra;           /* tool fields (string id) or IP_NONE */
 } ip_session;
 
 typedef struct ip_trace {
@@ -106,6 +113,7 @@ typedef struct ip_trace {
     uint32_t n_strings;
 
     uint32_t initial_name;    /* string id of the initial txn's name */
+    uint32_t extra;           /* top-level tool fields or IP_NONE */
 
     ip_session *sessions;  uint32_t n_sessions;
     ip_txn *txns;          uint32_t n_txns;     /* includes txn 0 */
@@ -257,6 +265,16 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
 bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
                            const char *key, const char *value,
                            uint32_t from_txn, uint32_t line, ip_error *err);
+
+/* Tool fields to keep with the trace (IP_EXTRA_TRACE, handle ignored), a
+ * session (its index), a transaction (its handle) or the op last added to
+ * a transaction (the transaction's handle): `json` is the text of a JSON
+ * object, or NULL for none.  False (err set) when out of memory. */
+typedef enum {
+    IP_EXTRA_TRACE, IP_EXTRA_SESSION, IP_EXTRA_TXN, IP_EXTRA_OP
+} ip_extra_at;
+bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,
+                      const char *json, ip_error *err);
 
 /* The initial value of every key, as JSON scalar text ("null" unless set;
  * plume and awdit use "0").  A read resolved by value that matches it may

@@ -18,6 +18,23 @@ static bool add_value(cJSON *obj, const ip_trace *t, uint32_t value)
     return v && cJSON_AddItemToObject(obj, "value", v);
 }
 
+/* Move the tool fields kept as `extra` (trace.h) into obj. */
+static bool add_extra(cJSON *obj, const ip_trace *t, uint32_t extra)
+{
+    if (extra == IP_NONE)
+        return true;
+    cJSON *x = cJSON_Parse(ip_str(t, extra));
+    bool ok = cJSON_IsObject(x);
+    while (ok && x->child) {
+        cJSON *m = cJSON_DetachItemViaPointer(x, x->child);
+        ok = cJSON_AddItemToObject(obj, m->string, m);
+        if (!ok)
+            cJSON_Delete(m);
+    }
+    cJSON_Delete(x);
+    return ok;
+}
+
 static cJSON *op_json(const ip_trace *t, const ip_op *op)
 {
     cJSON *o = cJSON_CreateObject();
@@ -29,7 +46,7 @@ static cJSON *op_json(const ip_trace *t, const ip_op *op)
     if (ok && op->kind == IP_READ && op->from != IP_NONE)
         ok = cJSON_AddStringToObject(o, "from", ip_txn_name(t, op->from));
     if (ok)
-        ok = add_value(o, t, op->value);
+        ok = add_value(o, t, op->value) && add_extra(o, t, op->extra);
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -46,7 +63,8 @@ static cJSON *txn_json(const ip_trace *t, uint32_t id)
               cJSON_AddStringToObject(o, "id", ip_txn_name(t, id)) &&
               cJSON_AddStringToObject(o, "status",
                                       x->status == IP_ABORTED ? "aborted"
-                                                              : "committed");
+                                                              : "committed") &&
+              add_extra(o, t, x->extra);
     for (uint32_t i = 0; ok && i < x->op_count; i++) {
         cJSON *op = op_json(t, &t->ops[x->op_first + i]);
         ok = op && cJSON_AddItemToArray(ops, op);
@@ -63,7 +81,8 @@ static cJSON *session_json(const ip_trace *t, uint32_t s)
     const ip_session *ss = &t->sessions[s];
     cJSON *o = cJSON_CreateObject();
     cJSON *txns = cJSON_CreateArray();
-    bool ok = o && txns && cJSON_AddStringToObject(o, "id", ip_str(t, ss->name));
+    bool ok = o && txns && cJSON_AddStringToObject(o, "id", ip_str(t, ss->name)) &&
+              add_extra(o, t, ss->extra);
     for (uint32_t i = 0; ok && i < ss->txn_count; i++) {
         cJSON *tx = txn_json(t, ss->txn_first + i);
         ok = tx && cJSON_AddItemToArray(txns, tx);
@@ -88,6 +107,10 @@ void *ip_trace_to_cjson(const ip_trace *t)
         ok = so && cJSON_AddItemToArray(sessions, so);
     }
     if (ok && cJSON_AddItemToObject(root, "sessions", sessions))
+        sessions = NULL;      /* root owns it now */
+    else
+        ok = false;
+    if (ok && add_extra(root, t, t->extra))
         return root;
     cJSON_Delete(sessions);
     cJSON_Delete(root);

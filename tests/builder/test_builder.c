@@ -332,6 +332,92 @@ static void test_aborted_readers(void)
     }
 }
 
+/* Strict schema (TRACE_FORMAT.md): an unknown field at any level is an
+ * input error naming its JSON path and, for a near miss, the field meant;
+ * lenient mode ignores it. */
+static void test_unknown_fields(void)
+{
+    expect_error(wrap("{\"id\":\"a\",\"ops\":[{\"op\":\"write\","
+                      "\"key\":\"x\",\"vanue\":1}]}", NULL),
+                 IP_STRICT, "sessions[0].transactions[0].ops[0].vanue",
+                 "did you mean \"value\"?");
+    expect_error(wrap("{\"id\":\"a\",\"ops\":[{\"op\":\"write\","
+                      "\"key\":\"x\"}]}",
+                      "{\"id\":\"b\",\"ops\":[{\"op\":\"read\","
+                      "\"key\":\"x\",\"fr\":\"a\"}]}"),
+                 IP_STRICT, "sessions[1].transactions[0].ops[0].fr",
+                 "did you mean \"from\"?");
+    expect_error(wrap("{\"id\":\"a\",\"stat\":\"committed\","
+                      "\"ops\":[]}", NULL),
+                 IP_STRICT, "sessions[0].transactions[0].stat",
+                 "did you mean \"status\"?");
+    expect_error("{\"isopredict_trace\":1,\"sessions\":[{\"id\":\"c1\","
+                 "\"transactions\":[],\"owner\":\"me\"}]}",
+                 IP_STRICT, "sessions[0].owner", "data for other tools goes "
+                 "in \"meta\"");
+    expect_error("{\"isopredict_trace\":1,\"sesions\":[]}", IP_STRICT,
+                 "sesions", "did you mean \"sessions\"?");
+    ip_error err = {{0}};
+    ip_trace *t = parse(wrap("{\"id\":\"a\",\"ops\":[{\"op\":\"write\","
+                             "\"key\":\"x\",\"vanue\":1}]}", NULL),
+                        IP_LENIENT, &err);
+    CU_ASSERT_PTR_NOT_NULL(t);
+    if (t)
+        CU_ASSERT_EQUAL(t->ops[0].extra, IP_NONE);
+    ip_trace_free(t);
+}
+
+/* Tool fields are kept at every level, written back in input order, and
+ * read back to byte-for-byte the same text. */
+static void test_tool_fields(void)
+{
+    const char *json =
+        "{\"isopredict_trace\":1,\"workload\":{\"app\":\"bank\","
+        "\"seed\":7},\"sessions\":[{\"id\":\"c1\",\"meta\":{\"host\":"
+        "\"n1\"},\"transactions\":[{\"id\":\"t1\",\"procedure\":"
+        "\"deposit\",\"args\":[1,2.5,\"x\"],\"ops\":[{\"op\":\"write\","
+        "\"key\":\"acct\",\"value\":5,\"meta\":{\"line\":3}}]}]}],"
+        "\"schedule\":[\"t1\"],\"meta\":{\"ci\":true},\"comment\":\"hi\"}";
+    ip_error err = {{0}};
+    ip_trace *t = parse(json, IP_STRICT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_STRING_EQUAL(ip_str(t, t->extra),
+                           "{\"workload\":{\"app\":\"bank\",\"seed\":7},"
+                           "\"schedule\":[\"t1\"],\"meta\":{\"ci\":true},"
+                           "\"comment\":\"hi\"}");
+    CU_ASSERT_STRING_EQUAL(ip_str(t, t->sessions[0].extra),
+                           "{\"meta\":{\"host\":\"n1\"}}");
+    uint32_t t1 = txn_named(t, "t1");
+    CU_ASSERT_STRING_EQUAL(ip_str(t, t->txns[t1].extra),
+                           "{\"procedure\":\"deposit\",\"args\":[1,2.5,\"x\"]}");
+    CU_ASSERT_STRING_EQUAL(ip_str(t, t->ops[t->txns[t1].op_first].extra),
+                           "{\"meta\":{\"line\":3}}");
+    CU_ASSERT_EQUAL(t->txns[IP_INIT_TXN].extra, IP_NONE);
+    char *out1 = json_of(t);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out1);
+    ip_trace *u = ip_read_json("out.json", out1, strlen(out1), IP_STRICT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    char *out2 = json_of(u);
+    CU_ASSERT_PTR_NOT_NULL(out2);
+    if (out2)
+        CU_ASSERT_STRING_EQUAL(out1, out2);
+    CU_ASSERT_STRING_EQUAL(ip_str(u, u->extra), ip_str(t, t->extra));
+    /* a sub-trace keeps them too */
+    uint8_t keep[2] = { 1, 1 };
+    ip_trace *sub = ip_trace_slice(u, keep, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL(sub);
+    if (sub) {
+        CU_ASSERT_STRING_EQUAL(ip_str(sub, sub->extra), ip_str(t, t->extra));
+        CU_ASSERT_STRING_EQUAL(ip_str(sub, sub->txns[1].extra),
+                               ip_str(t, t->txns[t1].extra));
+    }
+    ip_trace_free(sub);
+    free(out1);
+    free(out2);
+    ip_trace_free(u);
+    ip_trace_free(t);
+}
+
 static void test_builder_api(void)
 {
     ip_error err = {{0}};
@@ -365,6 +451,8 @@ int main(void)
     CU_add_test(s, "lenient anomalies", test_lenient_anomalies);
     CU_add_test(s, "aborted readers", test_aborted_readers);
     CU_add_test(s, "builder api", test_builder_api);
+    CU_add_test(s, "unknown fields", test_unknown_fields);
+    CU_add_test(s, "tool fields", test_tool_fields);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

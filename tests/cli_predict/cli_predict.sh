@@ -120,6 +120,46 @@ max_predictions)
         expect 0 "$BIN" check --level causal "$f"
     done
     ;;
+tool_fields)
+    # tool fields (TRACE_FORMAT.md) go through convert byte for byte and
+    # into predictions; those about the observed run do not
+    cat > t.json <<'JSON'
+{"isopredict_trace": 1, "workload": {"app": "bank", "seed": 3},
+ "invariants": {"checked": 1}, "replay": {"diverged": false},
+ "meta": {"ci": "job-7"},
+ "sessions": [
+  {"id": "alice", "meta": {"host": "n1"}, "transactions": [
+   {"id": "t1", "procedure": "deposit", "args": [50], "ops": [
+    {"op": "read", "key": "acct", "from": "init", "value": 0},
+    {"op": "write", "key": "acct", "value": 50, "meta": {"stmt": 2}}]}]},
+  {"id": "bob", "transactions": [
+   {"id": "t2", "procedure": "deposit", "args": [60], "ops": [
+    {"op": "read", "key": "acct", "from": "t1", "value": 50},
+    {"op": "write", "key": "acct", "value": 110}]}]}]}
+JSON
+    expect 0 "$BIN" convert t.json c1.json
+    expect 0 "$BIN" convert c1.json c2.json
+    cmp -s c1.json c2.json || fail "convert twice differs"
+    for f in workload invariants replay meta; do
+        [ "$(jq -c ".$f" t.json)" = "$(jq -c ".$f" c1.json)" ] || fail "convert lost $f"
+    done
+    [ "$(jq -c '.sessions[0].transactions[0] | [.procedure, .args, .ops[1].meta]' c1.json)" = \
+      '["deposit",[50],{"stmt":2}]' ] || fail "convert lost txn/op fields"
+    expect 1 "$BIN" predict --quiet --out o t.json
+    p=o/t.causal-relaxed-approx.prediction-1.json
+    [ "$(jq -c '[.workload, .meta, .sessions[0].meta]' "$p")" = \
+      '[{"app":"bank","seed":3},{"ci":"job-7"},{"host":"n1"}]' ] ||
+        fail "prediction lost tool fields: $(jq -c 'del(.sessions, .prediction)' "$p")"
+    [ "$(jq -c '[.invariants, .replay]' "$p")" = '[null,null]' ] ||
+        fail "prediction kept the observed run's invariants or replay"
+    [ "$(jq -r '.sessions[1].transactions[0].procedure' "$p")" = deposit ] ||
+        fail "prediction lost procedure"
+    expect 1 "$BIN" check --level ser "$p"
+    # a typo is an input error naming the path and the field meant
+    sed 's/"procedure": "deposit", "args": \[60\]/"procedur": "deposit"/' t.json > typo.json
+    expect 2 "$BIN" predict --quiet --out o2 typo.json
+    contains err 'sessions[1].transactions[0].procedur: unknown field; did you mean "procedure"?'
+    ;;
 usage)
     expect 2 "$BIN" predict --model si "$TRACES/deposit.json"
     contains err "--model must be causal or rc"
