@@ -234,7 +234,7 @@ static cJSON *replay_json(const kv_store *st, const args *a)
 static bool write_record(const kv_store *st, const args *a,
                          const kv_report *rep, FILE *out)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = kv_store_trace(st, a->record, &err);
     if (!t) {
         fprintf(stderr, "%s: recording failed: %s\n", a->w.app, err.msg);

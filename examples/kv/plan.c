@@ -217,7 +217,7 @@ kv_plan *kv_plan_load(const char *path, uint32_t sessions, kv_error *err)
         return NULL;
     kv_plan *p = calloc(1, sizeof *p);
     cJSON *root = cJSON_ParseWithLength(text, len);
-    ip_error ierr = {{0}};
+    ip_error ierr = {0};
     bool ok = p != NULL;
     if (!ok)
         plan_fail(err, "%s: out of memory", path);

@@ -11,12 +11,20 @@
 #include <time.h>
 #include <unistd.h>
 
-ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode)
+int cli_error_status(const ip_error *err)
 {
-    ip_error err = {{0}};
+    return err->oom ? IP_EXIT_UNKNOWN : IP_EXIT_USAGE;
+}
+
+ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode,
+                         int *status)
+{
+    ip_error err = {0};
     ip_trace *t = ip_read_file(path, fmt, mode, &err);
-    if (!t)
+    if (!t) {
         fprintf(stderr, "isopredict: %s\n", err.msg);
+        *status = cli_error_status(&err);
+    }
     return t;
 }
 
@@ -108,8 +116,9 @@ static void fill_suffix(char *t, unsigned attempt)
         x[i] = alnum[z % (sizeof alnum - 1)];
 }
 
-cli_file *cli_create_file(const char *path)
+cli_file *cli_create_file(const char *path, int *status)
 {
+    *status = IP_EXIT_UNKNOWN;
     cli_file *out = calloc(1, sizeof *out);
     if (out)
         out->path = strdup(path);
@@ -118,6 +127,7 @@ cli_file *cli_create_file(const char *path)
         free(out);
         return NULL;
     }
+    *status = IP_EXIT_USAGE;
     if (!strcmp(path, "-")) {
         out->f = stdout;
         return out;
@@ -147,6 +157,8 @@ cli_file *cli_create_file(const char *path)
         fd = -1;
     }
     if (fd < 0) {
+        if (!out->tmp)
+            *status = IP_EXIT_UNKNOWN;
         fprintf(stderr, "isopredict: %s: cannot create a temporary file "
                 "beside it (%s): %s\n", path, out->tmp ? out->tmp : "",
                 out->tmp ? strerror(errno) : "out of memory");
@@ -178,13 +190,18 @@ bool cli_commit_path(const char *tmp, const char *path)
     return true;
 }
 
-bool cli_close_file(cli_file *out, bool ok)
+int cli_close_file(cli_file *out, bool ok)
 {
     if (!out)
-        return false;
-    bool done;
+        return IP_EXIT_USAGE;
+    int done;
     if (!out->tmp) {
-        done = fflush(out->f) == 0 && ok;
+        bool flushed = fflush(out->f) == 0 && !ferror(out->f);
+        done = ok && flushed ? IP_EXIT_OK
+             : flushed ? IP_EXIT_UNKNOWN : IP_EXIT_USAGE;
+        if (done == IP_EXIT_UNKNOWN)
+            fprintf(stderr, "isopredict: out of memory writing the output; "
+                    "it is incomplete\n");
     } else {
         /* complete on disk before it gets its name */
         bool written = !ferror(out->f) && fflush(out->f) == 0 &&
@@ -199,14 +216,16 @@ bool cli_close_file(cli_file *out, bool ok)
             fprintf(stderr, "isopredict: %s: write error (%s); not written, "
                     "removed the temporary file %s\n", out->path,
                     strerror(e), out->tmp);
-            done = false;
+            done = IP_EXIT_USAGE;
         } else if (!ok) {
             unlink(out->tmp);
-            fprintf(stderr, "isopredict: %s: output incomplete; not written, "
-                    "removed the temporary file %s\n", out->path, out->tmp);
-            done = false;
+            fprintf(stderr, "isopredict: %s: out of memory writing it; not "
+                    "written, removed the temporary file %s\n", out->path,
+                    out->tmp);
+            done = IP_EXIT_UNKNOWN;
         } else {
-            done = cli_commit_path(out->tmp, out->path);
+            done = cli_commit_path(out->tmp, out->path) ? IP_EXIT_OK
+                                                        : IP_EXIT_USAGE;
         }
     }
     free(out->tmp);

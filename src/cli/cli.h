@@ -29,9 +29,15 @@ int cmd_stats(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
-/* Read a trace; on failure print "isopredict: <message>" to stderr and
- * return NULL (the caller exits with IP_EXIT_USAGE). */
-ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode);
+/* The exit status for a failure: IP_EXIT_UNKNOWN when an allocation
+ * failed (out of memory is never an input error), else IP_EXIT_USAGE. */
+int cli_error_status(const ip_error *err);
+
+/* Read a trace; on failure print "isopredict: <message>" to stderr, set
+ * *status to the exit status to return (cli_error_status) and return
+ * NULL. */
+ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode,
+                         int *status);
 
 /* Print "isopredict <cmd>: <message>" and a hint to run --help; returns
  * IP_EXIT_USAGE. */
@@ -79,12 +85,15 @@ typedef struct cli_file {
 } cli_file;
 
 /* NULL and a message when PATH already exists or the temporary file cannot
- * be created. */
-cli_file *cli_create_file(const char *path);
+ * be created; *status is then the exit status to return. */
+cli_file *cli_create_file(const char *path, int *status);
 
-/* Commit (see above) and free `out`; true when PATH now holds the whole
- * output (stdout: flushed without error).  NULL `out` returns false. */
-bool cli_close_file(cli_file *out, bool ok);
+/* Commit (see above) and free `out`.  `ok` says the writer produced the
+ * whole output: a writer fails only on a stream error or when out of
+ * memory, and the stream tells which.  Returns IP_EXIT_OK when PATH now
+ * holds the whole output (stdout: flushed without error), IP_EXIT_UNKNOWN
+ * (out of memory) or IP_EXIT_USAGE (write error) after a message. */
+int cli_close_file(cli_file *out, bool ok);
 
 /* A new private directory beside PATH (".NAME.XXXXXX" in PATH's
  * directory) into *dir (malloc'ed), for output written by another

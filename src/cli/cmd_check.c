@@ -53,8 +53,11 @@ static bool print_json(const ip_trace *t, const ip_verdict *v)
     cJSON *o = ip_verdict_to_cjson(t, v);
     char *s = o ? cJSON_Print(o) : NULL;
     cJSON_Delete(o);
-    if (!s)
+    if (!s) {
+        fprintf(stderr, "isopredict check: out of memory writing the JSON "
+                "report\n");
         return false;
+    }
     puts(s);
     free(s);
     return true;
@@ -130,26 +133,28 @@ int cmd_check(int argc, char **argv)
     if (status >= 0)
         return status;
     double start = 1000.0 * ip_now();
-    ip_trace *t = cli_load_trace(a.path, a.fmt, IP_LENIENT);
+    ip_trace *t = cli_load_trace(a.path, a.fmt, IP_LENIENT, &status);
     if (!t)
-        return IP_EXIT_USAGE;
+        return status;
     bool progress = t->n_events >= CHECK_PROGRESS_EVENTS;
     if (progress)
         fprintf(stderr, "isopredict check: read %u transactions, %u events "
                 "in %.0f ms; checking %s\n", ip_committed_count(t),
                 t->n_events, 1000.0 * ip_now() - start, ip_level_name(a.level));
     ip_verdict v;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_check_result r = ip_check(t, a.level, &a.opts, &v, &err);
     if (progress)
         fprintf(stderr, "isopredict check: checked in %.0f ms\n",
                 v.seconds * 1e3);
     status = exit_status(r);
-    if (r == IP_CHECK_ERROR)
+    if (r == IP_CHECK_ERROR) {
         fprintf(stderr, "isopredict check: %s\n", err.msg);
-    else if (a.json ? !print_json(t, &v) : (ip_verdict_print(t, &v, stdout),
-                                            false))
-        status = IP_EXIT_USAGE;
+        status = err.oom ? IP_EXIT_UNKNOWN : status;
+    } else if (a.json ? !print_json(t, &v) : (ip_verdict_print(t, &v, stdout),
+                                              false)) {
+        status = IP_EXIT_UNKNOWN;     /* print_json: out of memory */
+    }
     if (fflush(stdout) != 0)
         status = IP_EXIT_USAGE;
     ip_verdict_free(&v);

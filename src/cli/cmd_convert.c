@@ -52,11 +52,13 @@ int cmd_convert(int argc, char **argv)
         return cli_usage_error("convert", "expected IN and OUT, got %d "
                                "argument(s)", argc - optind);
     const char *inp = argv[optind], *outp = argv[optind + 1];
-    ip_trace *t = cli_load_trace(inp, in.fmt, in.mode);
+    int status;
+    ip_trace *t = cli_load_trace(inp, in.fmt, in.mode, &status);
     if (!t)
-        return IP_EXIT_USAGE;
-    cli_file *out = cli_create_file(outp);
-    bool ok = out && cli_close_file(out, write_trace(t, to, out->f));
+        return status;
+    cli_file *out = cli_create_file(outp, &status);
+    if (out)
+        status = cli_close_file(out, write_trace(t, to, out->f));
     ip_trace_free(t);
-    return ok ? IP_EXIT_OK : IP_EXIT_USAGE;
+    return status;
 }

@@ -40,11 +40,13 @@ int cmd_dot(int argc, char **argv)
     if (argc - optind != 1)
         return cli_usage_error("dot", "expected one TRACE, got %d "
                                "argument(s)", argc - optind);
-    ip_trace *t = cli_load_trace(argv[optind], in.fmt, in.mode);
+    int status;
+    ip_trace *t = cli_load_trace(argv[optind], in.fmt, in.mode, &status);
     if (!t)
-        return IP_EXIT_USAGE;
-    cli_file *out = cli_create_file(outp);
-    bool ok = out && cli_close_file(out, ip_write_dot(t, NULL, 0, out->f));
+        return status;
+    cli_file *out = cli_create_file(outp, &status);
+    if (out)
+        status = cli_close_file(out, ip_write_dot(t, NULL, 0, out->f));
     ip_trace_free(t);
-    return ok ? IP_EXIT_OK : IP_EXIT_USAGE;
+    return status;
 }

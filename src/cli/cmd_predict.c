@@ -329,53 +329,60 @@ static bool free_base(const predict_args *a, uint32_t idx, char *base,
     return false;
 }
 
-static bool write_json_file(const char *path, const ip_trace *obs,
-                            const ip_prediction *p, const predict_args *a)
+/* The exit status of writing: IP_EXIT_OK, or the failure's after a
+ * message (cli_close_file). */
+static int write_json_file(const char *path, const ip_trace *obs,
+                           const ip_prediction *p, const predict_args *a)
 {
     cJSON *root = ip_prediction_to_cjson(obs, p, &a->opts, a->trace);
     char *text = root ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!text) {
         fprintf(stderr, "isopredict: out of memory writing %s\n", path);
-        return false;
+        return IP_EXIT_UNKNOWN;
     }
-    cli_file *f = cli_create_file(path);
-    bool ok = f && cli_close_file(f, fputs(text, f->f) >= 0 &&
-                                         fputc('\n', f->f) != EOF);
+    int status;
+    cli_file *f = cli_create_file(path, &status);
+    if (f)
+        status = cli_close_file(f, fputs(text, f->f) >= 0 &&
+                                       fputc('\n', f->f) != EOF);
     cJSON_free(text);
-    return ok;
+    return status;
 }
 
-static bool write_dot_file(const char *path, const ip_trace *obs,
-                           const ip_prediction *p)
+static int write_dot_file(const char *path, const ip_trace *obs,
+                          const ip_prediction *p)
 {
-    cli_file *f = cli_create_file(path);
-    return f && cli_close_file(f, ip_prediction_write_dot(obs, p, f->f));
+    int status;
+    cli_file *f = cli_create_file(path, &status);
+    return f ? cli_close_file(f, ip_prediction_write_dot(obs, p, f->f))
+             : status;
 }
 
 typedef struct out_files {
     char json[4200], dot[4200];
 } out_files;
 
-static bool write_outputs(const predict_args *a, const ip_trace *obs,
-                          const ip_prediction *p, uint32_t n, out_files *files)
+/* IP_EXIT_OK, or the exit status of the first failure (after a
+ * message). */
+static int write_outputs(const predict_args *a, const ip_trace *obs,
+                         const ip_prediction *p, uint32_t n, out_files *files)
 {
     if (n && !make_dirs(a->out_dir))
-        return false;
-    for (uint32_t i = 0; i < n; i++) {
+        return IP_EXIT_USAGE;
+    int status = IP_EXIT_OK;
+    for (uint32_t i = 0; status == IP_EXIT_OK && i < n; i++) {
         char base[4096];
         if (!free_base(a, i + 1, base, sizeof base))
-            return false;
+            return IP_EXIT_USAGE;
         snprintf(files[i].json, sizeof files[i].json, "%s.json", base);
-        if (!write_json_file(files[i].json, obs, &p[i], a))
-            return false;
-        if (a->dot) {
+        status = write_json_file(files[i].json, obs, &p[i], a);
+        if (status == IP_EXIT_OK && a->dot) {
             snprintf(files[i].dot, sizeof files[i].dot, "%s.dot", base);
-            if (!write_dot_file(files[i].dot, obs, &p[i]))
-                return false;
+            status = write_dot_file(files[i].dot, obs, &p[i]);
         }
     }
-    return true;
+    return status;
 }
 
 static const char *result_name(ip_predict_result r)
@@ -558,7 +565,7 @@ static int run(const predict_args *a, const ip_trace *obs)
     ip_prediction *p = NULL;
     uint32_t n = 0;
     ip_predict_stats st;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_predict_result r = ip_predict_run(obs, &a->opts, &p, &n, &st, &err);
     if (r == IP_PREDICT_UNCONFIRMED)
         fprintf(stderr, "isopredict: INTERNAL ERROR: a candidate prediction "
@@ -569,11 +576,12 @@ static int run(const predict_args *a, const ip_trace *obs)
         fprintf(stderr, "isopredict: %s\n", err.msg);
     print_limit(a, &st, n);
     out_files *files = calloc((size_t)n + 1, sizeof *files);
-    int status = exit_status(r, n);
-    if (!files || !write_outputs(a, obs, p, n, files)) {
-        if (!files)
-            fprintf(stderr, "isopredict: out of memory\n");
-        status = IP_EXIT_USAGE;       /* could not write where asked */
+    int status = exit_status(r, n), written;
+    if (!files) {
+        fprintf(stderr, "isopredict: out of memory\n");
+        status = IP_EXIT_UNKNOWN;
+    } else if ((written = write_outputs(a, obs, p, n, files)) != IP_EXIT_OK) {
+        status = written;             /* could not write where asked */
     } else if (a->json) {
         if (!print_json(a, obs, r, p, n, files, &st,
                         r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR
@@ -594,9 +602,10 @@ int cmd_predict(int argc, char **argv)
     if (r >= 0)
         return r;
     double start = ip_now();
-    ip_trace *obs = cli_load_trace(a.trace, a.fmt, IP_STRICT);
+    int status;
+    ip_trace *obs = cli_load_trace(a.trace, a.fmt, IP_STRICT, &status);
     if (!obs)
-        return IP_EXIT_USAGE;
+        return status;
     /* --timeout covers reading too: the search gets what is left */
     if (a.opts.timeout_ms) {
         double spent = (ip_now() - start) * 1000.0;

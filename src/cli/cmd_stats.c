@@ -50,13 +50,14 @@ static int print_table(const row *rows, size_t n)
 static int print_json(const row *rows, size_t n)
 {
     cJSON *o = cJSON_CreateObject();
-    for (size_t i = 0; o && i < n; i++)
-        cJSON_AddNumberToObject(o, rows[i].name, rows[i].value);
-    char *s = o ? cJSON_Print(o) : NULL;
+    bool ok = o != NULL;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = cJSON_AddNumberToObject(o, rows[i].name, rows[i].value) != NULL;
+    char *s = ok ? cJSON_Print(o) : NULL;
     cJSON_Delete(o);
     if (!s) {
         fprintf(stderr, "isopredict stats: out of memory\n");
-        return IP_EXIT_USAGE;
+        return IP_EXIT_UNKNOWN;
     }
     puts(s);
     free(s);
@@ -111,9 +112,10 @@ int cmd_stats(int argc, char **argv)
     if (argc - optind != 1)
         return cli_usage_error("stats", "expected one TRACE, got %d "
                                "argument(s)", argc - optind);
-    ip_trace *t = cli_load_trace(argv[optind], in.fmt, in.mode);
+    int status;
+    ip_trace *t = cli_load_trace(argv[optind], in.fmt, in.mode, &status);
     if (!t)
-        return IP_EXIT_USAGE;
+        return status;
     int rc = report(t, json);
     ip_trace_free(t);
     return rc;

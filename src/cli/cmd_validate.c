@@ -422,23 +422,23 @@ static int exit_status(outcome o)
 /* Judge the recorded validating execution and report. */
 static int report(const validate_args *a, ip_level model, const char *record)
 {
-    ip_trace *t = cli_load_trace(record, IP_FMT_JSON, IP_LENIENT);
+    int status = IP_EXIT_USAGE;
+    ip_trace *t = cli_load_trace(record, IP_FMT_JSON, IP_LENIENT, &status);
     cJSON *root = t ? load_json(record) : NULL;
     if (!root) {
         ip_trace_free(t);
-        return IP_EXIT_USAGE;
+        return status;
     }
     judgement j = {0};
-    ip_error err = {{0}};
+    ip_error err = {0};
     bool failed;
     fprintf(stderr, "isopredict validate: checking the validating execution "
             "(%u transactions, %u events) at %s and ser\n",
             ip_committed_count(t), t->n_events, ip_level_name(model));
     judge(t, root, model, &a->opts, &j, &err, &failed);
-    int status;
     if (failed) {
         fprintf(stderr, "isopredict validate: %s\n", err.msg);
-        status = IP_EXIT_USAGE;
+        status = cli_error_status(&err);
     } else {
         status = exit_status(j.result);
         if (a->json ? !print_json(t, &j, a, model)

@@ -145,8 +145,11 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
     p->assignment = *a;               /* ownership moves to p */
     memset(a, 0, sizeof *a);
     p->n_sessions = c->obs->n_sessions;
-    ip_error why = {{0}};
+    ip_error why = {0};
     if (!ip_assignment_conforms(c->obs, &p->assignment, c->boundary, &why)) {
+        if (why.oom)
+            return ip_fail(c->err, "prediction: out of memory checking the "
+                           "boundary rules"), CONFIRM_ERROR;
         ip_fail(c->err, "the encoder's model breaks the boundary rules: %s",
                 why.msg);
         return CONFIRM_BUG;
@@ -154,6 +157,9 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
     p->history = ip_history_from_assignment(c->obs, &p->assignment,
                                             c->boundary, &p->map, &why);
     if (!p->history) {
+        if (why.oom)
+            return ip_fail(c->err, "prediction: out of memory building the "
+                           "predicted history"), CONFIRM_ERROR;
         ip_fail(c->err, "cannot build the predicted history: %s", why.msg);
         return CONFIRM_BUG;
     }

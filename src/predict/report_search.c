@@ -8,44 +8,59 @@ static bool exhaustive_round(const ip_search_round *r)
     return r->window == 0 && r->staleness == 0;
 }
 
+static cJSON *round_json(const ip_search_round *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o &&
+              cJSON_AddStringToObject(o, "kind", exhaustive_round(r)
+                                                     ? "exhaustive"
+                                                     : "bounded") &&
+              cJSON_AddNumberToObject(o, "window", r->window) &&
+              cJSON_AddNumberToObject(o, "staleness", r->staleness) &&
+              cJSON_AddNumberToObject(o, "windows", r->windows) &&
+              cJSON_AddNumberToObject(o, "searched", r->done) &&
+              cJSON_AddNumberToObject(o, "gave_up", r->gave_up);
+    if (ok)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* NULL when out of memory: never a partial object. */
 void *ip_search_to_cjson(const ip_search_info *s)
 {
     cJSON *j = cJSON_CreateObject();
-    cJSON *rounds = cJSON_AddArrayToObject(j, "rounds");
-    bool bounded = false;
-    for (uint32_t i = 0; rounds && i < s->n_rounds; i++) {
-        const ip_search_round *r = &s->rounds[i];
-        cJSON *o = cJSON_CreateObject();
-        bounded |= !exhaustive_round(r);
-        if (!o || !cJSON_AddItemToArray(rounds, o))
-            break;
-        cJSON_AddStringToObject(o, "kind", exhaustive_round(r) ? "exhaustive"
-                                                               : "bounded");
-        cJSON_AddNumberToObject(o, "window", r->window);
-        cJSON_AddNumberToObject(o, "staleness", r->staleness);
-        cJSON_AddNumberToObject(o, "windows", r->windows);
-        cJSON_AddNumberToObject(o, "searched", r->done);
-        cJSON_AddNumberToObject(o, "gave_up", r->gave_up);
+    cJSON *rounds = j ? cJSON_AddArrayToObject(j, "rounds") : NULL;
+    bool bounded = false, ok = rounds != NULL;
+    for (uint32_t i = 0; ok && i < s->n_rounds; i++) {
+        cJSON *o = round_json(&s->rounds[i]);
+        bounded |= !exhaustive_round(&s->rounds[i]);
+        ok = o && cJSON_AddItemToArray(rounds, o);
+        if (!ok)
+            cJSON_Delete(o);
     }
-    cJSON_AddStringToObject(j, "mode", bounded ? "bounded" : "exhaustive");
-    cJSON_AddBoolToObject(j, "complete", s->complete);
-    cJSON_AddNumberToObject(j, "transactions", s->txns);
-    if (s->shards) {
-        cJSON_AddNumberToObject(j, "shard", s->shard + 1);
-        cJSON_AddNumberToObject(j, "shards", s->shards);
-    }
-    if (s->stopped)
-        cJSON_AddStringToObject(j, "stopped", s->stopped);
-    else
-        cJSON_AddNullToObject(j, "stopped");
-    if (s->skipped)
-        cJSON_AddStringToObject(j, "exhaustive_skipped", s->skipped);
-    cJSON_AddBoolToObject(j, "lazy_weak_isolation", s->lazy_weak);
-    cJSON_AddNumberToObject(j, "estimated_literals",
-                            (double)s->estimate.literals);
-    cJSON_AddNumberToObject(j, "estimated_bytes", (double)s->estimate.bytes);
-    cJSON_AddNumberToObject(j, "peak_bytes", (double)s->peak_bytes);
-    return j;
+    ok = ok &&
+         cJSON_AddStringToObject(j, "mode",
+                                 bounded ? "bounded" : "exhaustive") &&
+         cJSON_AddBoolToObject(j, "complete", s->complete) &&
+         cJSON_AddNumberToObject(j, "transactions", s->txns) &&
+         (!s->shards ||
+          (cJSON_AddNumberToObject(j, "shard", s->shard + 1) &&
+           cJSON_AddNumberToObject(j, "shards", s->shards))) &&
+         (s->stopped ? cJSON_AddStringToObject(j, "stopped", s->stopped) != NULL
+                     : cJSON_AddNullToObject(j, "stopped") != NULL) &&
+         (!s->skipped ||
+          cJSON_AddStringToObject(j, "exhaustive_skipped", s->skipped)) &&
+         cJSON_AddBoolToObject(j, "lazy_weak_isolation", s->lazy_weak) &&
+         cJSON_AddNumberToObject(j, "estimated_literals",
+                                 (double)s->estimate.literals) &&
+         cJSON_AddNumberToObject(j, "estimated_bytes",
+                                 (double)s->estimate.bytes) &&
+         cJSON_AddNumberToObject(j, "peak_bytes", (double)s->peak_bytes);
+    if (ok)
+        return j;
+    cJSON_Delete(j);
+    return NULL;
 }
 
 /* "search: complete" (the exhaustive search ran to the end: no more

@@ -252,7 +252,7 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
 {
     window *w = ctx;
     run_state *rs = w->rs;
-    ip_error err = {{0}};
+    ip_error err = {0};
     lifted l = {0};
     ip_assignment a = {0};
     accept_result r = ACCEPT_REJECTED;
@@ -272,7 +272,11 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
         uint64_t *sig = NULL;
         uint32_t n_sig = 0;
         if (o == CONFIRM_OK &&
-            run_signature(rs, l.cut, l.cut_txn, &q, &sig, &n_sig)) {
+            !run_signature(rs, l.cut, l.cut_txn, &q, &sig, &n_sig)) {
+            ip_fail(&err, "prediction: out of memory");
+            r = ACCEPT_ERROR;
+            ip_prediction_clear(&q);
+        } else if (o == CONFIRM_OK) {
             q.base = l.cut;
             q.window = w->index;
             q.iteration = p->iteration;
@@ -374,7 +378,7 @@ static void solve_window(round_state *rd, uint32_t j)
     window w = {.rs = rs, .index = j, .first = 1 + j * rd->stride};
     w.end = w.first + rd->size > rs->n_order + 1 ? rs->n_order + 1
                                                   : w.first + rd->size;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_predict_stats st = {0};
     ip_predict_result r = IP_PREDICT_ERROR;
     if (window_open(&w, &err)) {

@@ -30,7 +30,8 @@ ip_builder *ip_builder_new(const char *file, const char *initial_name,
     b->initial_value = b->null_sid;
     b->extra = IP_NONE;
     /* handle 0 is the initial transaction */
-    if (!GROW(b->txns, b->n_txns, b->cap_txns) || !sync_sid_maps(b)) {
+    if (b->initial_sid == IP_NONE || b->null_sid == IP_NONE ||
+        !GROW(b->txns, b->n_txns, b->cap_txns) || !sync_sid_maps(b)) {
         ip_builder_free(b);
         return NULL;
     }

@@ -136,8 +136,10 @@ static char *slurp(FILE *f, size_t *len)
 {
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
-    if (!buf)
+    if (!buf) {
+        errno = ENOMEM;
         return NULL;
+    }
     for (;;) {
         n += fread(buf + n, 1, cap - n - 1, f);
         if (ferror(f)) {
@@ -180,10 +182,12 @@ ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
     int saved = errno;
     if (!std_in)
         fclose(f);
-    if (!data) {
+    if (!data && saved == ENOMEM)
+        ip_fail(err, "%s: out of memory reading it", name);
+    else if (!data)
         ip_fail(err, "%s: cannot read: %s", name, strerror(saved));
+    if (!data)
         return NULL;
-    }
     ip_trace *t = ip_read_buffer(name, data, len, fmt, mode, err);
     free(data);
     return t;

@@ -353,12 +353,15 @@ static bool check_header(json_reader *r, const cJSON *root,
 ip_trace *ip_read_json(const char *path, const char *data, size_t len,
                        ip_mode mode, ip_error *err)
 {
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    cJSON *root = cJSON_ParseWithLengthOpts(data, len, NULL, 0);
     if (!root) {
+        size_t off;
+        if (ip_json_syntax_ok(data, len, &off)) {
+            ip_fail(err, "%s: out of memory parsing the JSON", path);
+            return NULL;
+        }
         unsigned line, col;
-        size_t off = end && end >= data ? (size_t)(end - data) : 0;
-        line_col(data, off < len ? off : len, &line, &col);
+        line_col(data, off, &line, &col);
         ip_fail(err, "%s:%u:%u: malformed JSON", path, line, col);
         return NULL;
     }

@@ -1,5 +1,7 @@
 /* trace.c - queries over a finished trace, errors, and freeing it. */
 #include "trace.h"
+
+#include <string.h>
 #include "intern.h"
 
 #include <stdarg.h>
@@ -13,6 +15,8 @@ bool ip_fail(ip_error *err, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        /* the format is ours, never input: no user text can set this */
+        err->oom = strstr(fmt, "out of memory") != NULL;
     }
     return false;
 }

@@ -54,9 +54,12 @@
 
 typedef struct ip_error {
     char msg[512];            /* "file:12: what is wrong" or "file: path: ..." */
+    bool oom;                 /* the failure was an allocation failing */
 } ip_error;
 
-/* printf into err->msg; returns false so callers can `return ip_fail(...)`. */
+/* printf into err->msg; returns false so callers can `return ip_fail(...)`.
+ * A format saying "out of memory" marks the error as one (err->oom): the
+ * command line answers it with exit status 3, never as an input error. */
 bool ip_fail(ip_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -265,6 +268,13 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
 bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
                            const char *key, const char *value,
                            uint32_t from_txn, uint32_t line, ip_error *err);
+
+/* Is text[0..len) one JSON value (RFC 8259, nesting as deep as cJSON
+ * allows), with only whitespace around it?  Allocates nothing; on false,
+ * *bad (when not NULL) is the offset of the first byte that cannot belong
+ * to it.  Tells a cJSON parse that failed for lack of memory from one that
+ * failed on bad input. */
+bool ip_json_syntax_ok(const char *text, size_t len, size_t *bad);
 
 /* Tool fields to keep with the trace (IP_EXTRA_TRACE, handle ignored), a
  * session (its index), a transaction (its handle) or the op last added to

@@ -7,15 +7,22 @@
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool add_value(cJSON *obj, const ip_trace *t, uint32_t value)
 {
     if (value == IP_NONE)
         return true;
-    cJSON *v = cJSON_Parse(ip_str(t, value));
-    if (!v)       /* not JSON text (cannot come from our readers): a string */
-        v = cJSON_CreateString(ip_str(t, value));
-    return v && cJSON_AddItemToObject(obj, "value", v);
+    const char *text = ip_str(t, value);
+    cJSON *v = cJSON_Parse(text);
+    /* not JSON text (no reader of ours makes one): a string; but JSON text
+     * that did not parse means the parser ran out of memory */
+    if (!v && !ip_json_syntax_ok(text, strlen(text), NULL))
+        v = cJSON_CreateString(text);
+    if (v && cJSON_AddItemToObject(obj, "value", v))
+        return true;
+    cJSON_Delete(v);
+    return false;
 }
 
 /* Move the tool fields kept as `extra` (trace.h) into obj. */

@@ -23,10 +23,12 @@ bool sg_order_witness(sg_ctx *c, ip_verdict *out)
             out->order[k++] = x;
     }
     out->n_order = k;
+    bool oom = false;
     if (k != n || out->order[0] != IP_INIT_TXN ||
-        (!c->si && !ip_serial_order_is_valid(t, out->order, n)))
-        return ip_fail(c->err, "ser/si check: internal error: the witness "
-                               "order is not valid");
+        (!c->si && !ip_serial_order_is_valid(t, out->order, n, &oom)))
+        return oom ? sg_oom(c)
+                   : ip_fail(c->err, "ser/si check: internal error: the "
+                             "witness order is not valid");
     return true;
 }
 
@@ -158,10 +160,12 @@ static bool reads_latest(const ip_trace *t, const uint32_t *order, uint32_t n,
 }
 
 bool ip_serial_order_is_valid(const ip_trace *t, const uint32_t *order,
-                              uint32_t n)
+                              uint32_t n, bool *oom)
 {
     uint32_t *pos = malloc(((size_t)t->n_txns + 1) * sizeof *pos);
     uint32_t *last = malloc(((size_t)t->n_keys + 1) * sizeof *last);
+    if (oom)
+        *oom = !pos || !last;
     bool ok = pos && last && place_orders(t, order, n, pos) &&
               respects_sessions(t, pos) && reads_latest(t, order, n, last);
     free(pos);

@@ -41,7 +41,7 @@ static uint32_t key_named(const ip_trace *t, const char *name)
 static void expect_error(const char *json, ip_mode mode, const char *where,
                          const char *what)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = parse(json, mode, &err);
     CU_ASSERT_PTR_NULL(t);
     ip_trace_free(t);
@@ -63,7 +63,7 @@ static void test_structure(void)
         "{\"op\":\"read\",\"key\":\"y\"}]},"
         "{\"id\":\"a2\",\"ops\":[{\"op\":\"read\",\"key\":\"y\",\"value\":3}]}",
         "{\"id\":\"b1\",\"ops\":[{\"op\":\"read\",\"key\":\"x\",\"from\":\"a1\"}]}");
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = parse(json, IP_STRICT, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(t->n_sessions, 2);
@@ -114,7 +114,7 @@ static void test_round_trip(void)
         "{\"id\":\"a2\",\"status\":\"aborted\",\"ops\":[{\"op\":\"write\",\"key\":\"x\",\"value\":true}]}",
         "{\"id\":\"b1\",\"ops\":[{\"op\":\"read\",\"key\":\"x\",\"value\":\"s\"},"
         "{\"op\":\"write\",\"key\":\"z\",\"value\":1.5}]}");
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = parse(json, IP_STRICT, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     char *out1 = NULL, *out2 = NULL;
@@ -223,7 +223,7 @@ static void test_lenient_anomalies(void)
         "\"key\":\"k\",\"value\":5}]},"
         "{\"id\":\"r\",\"ops\":[{\"op\":\"read\",\"key\":\"k\",\"value\":5},"
         "{\"op\":\"read\",\"key\":\"k\",\"value\":7}]}", NULL);
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = parse(json, IP_LENIENT, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(t->n_anomalies, 2);
@@ -282,7 +282,7 @@ static void test_aborted_readers(void)
     snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"status\":\"aborted\","
              "\"ops\":[{\"op\":\"read\",\"key\":\"other\",\"from\":\"w1\"}]}",
              w1);
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = parse(wrap(buf, NULL), IP_LENIENT, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(t->n_anomalies, 0);
@@ -357,7 +357,7 @@ static void test_unknown_fields(void)
                  "in \"meta\"");
     expect_error("{\"isopredict_trace\":1,\"sesions\":[]}", IP_STRICT,
                  "sesions", "did you mean \"sessions\"?");
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = parse(wrap("{\"id\":\"a\",\"ops\":[{\"op\":\"write\","
                              "\"key\":\"x\",\"vanue\":1}]}", NULL),
                         IP_LENIENT, &err);
@@ -378,7 +378,7 @@ static void test_tool_fields(void)
         "\"deposit\",\"args\":[1,2.5,\"x\"],\"ops\":[{\"op\":\"write\","
         "\"key\":\"acct\",\"value\":5,\"meta\":{\"line\":3}}]}]}],"
         "\"schedule\":[\"t1\"],\"meta\":{\"ci\":true},\"comment\":\"hi\"}";
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = parse(json, IP_STRICT, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_STRING_EQUAL(ip_str(t, t->extra),
@@ -420,7 +420,7 @@ static void test_tool_fields(void)
 
 static void test_builder_api(void)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_builder *b = ip_builder_new("h.txt", "t0", IP_STRICT);
     ip_builder_set_initial_value(b, "0");
     uint32_t s = ip_builder_session(b, "1", &err);

@@ -142,7 +142,7 @@ ip_trace *ec_history(const ip_trace *t, const ip_encode_opts *o,
                      : relaxed_keep(t, a, keep) &&
                            no_kept_after_boundary(t, a, keep);
     CU_ASSERT(rules);
-    ip_error err = {{0}};
+    ip_error err = {0};
     const char *init = ip_str(t, t->initial_name);
     ip_builder *b = ip_builder_new("predicted", init, IP_STRICT);
     for (uint32_t s = 0; rules && s < t->n_sessions; s++) {
@@ -191,7 +191,7 @@ void ec_confirm(const ip_trace *t, const ip_encode_opts *o,
     if (!h)
         return;
     ip_verdict v;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_EQUAL(ip_check(h, o->model, NULL, &v, &err), IP_CHECK_OK);
     ip_verdict_free(&v);
     CU_ASSERT_EQUAL(ip_check(h, IP_LVL_SER, NULL, &v, &err),
@@ -220,7 +220,7 @@ static uint32_t txn_by_name(const ip_trace *t, const char *name)
 uint32_t *ec_serial_order(const ip_trace *t, const ip_trace *h, uint32_t *n)
 {
     ip_verdict v;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_check_result r = ip_check(h, IP_LVL_SER, NULL, &v, &err);
     CU_ASSERT(r == IP_CHECK_OK || r == IP_CHECK_VIOLATION);
     uint32_t *order = NULL;
@@ -239,7 +239,7 @@ uint32_t *ec_serial_order(const ip_trace *t, const ip_trace *h, uint32_t *n)
 ip_solve_result ec_predict(const ip_trace *t, const ip_encode_opts *o,
                            ip_encode_stats *st, ip_assignment *a)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_encoder *e = ip_encoder_new(t, o, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     if (getenv("ENC_STATS")) {

@@ -36,7 +36,7 @@ static const struct { const char *file; int sat[4]; } TABLE[] = {
 static ip_trace *load(const char *name)
 {
     char path[1024];
-    ip_error err = {{0}};
+    ip_error err = {0};
     snprintf(path, sizeof path, "%s/isopredict-microbenchmark/%s", IP_CORPUS,
              name);
     ip_trace *t = ip_read_file(path, IP_FMT_ISOPREDICT_TEXT, IP_STRICT, &err);
@@ -92,7 +92,7 @@ typedef struct { const char *txn, *op, *key, *from; } step;
 /* Sessions are named by the first letter of the txn ("a1" -> "a"). */
 static ip_trace *build(const step *steps, size_t n)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_builder *b = ip_builder_new("hand", "init", IP_STRICT);
     char sess[26][2] = {{0}};
     uint32_t sid[26], tid[64];
@@ -186,7 +186,7 @@ static void enumerate(const char *file, ip_encode_opts o, uint32_t *count,
 {
     ip_trace *t = load(file);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_encoder *e = ip_encoder_new(t, &o, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     uint32_t *seen = calloc(64 * t->n_events, sizeof *seen);
@@ -243,7 +243,7 @@ static void test_block(void)
 static uint32_t count_models(ip_encoder *e, const ip_trace *t,
                              uint32_t *unchanged)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_assignment a = { 0 };
     uint32_t n = 0;
     *unchanged = 0;
@@ -267,7 +267,7 @@ static void test_fill(void)
     uint32_t n_order;
     uint32_t *order = ec_serial_order(t, t, &n_order);
     CU_ASSERT_PTR_NOT_NULL_FATAL(order);
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_encode_opts o = { .model = IP_LVL_CAUSAL, .boundary = IP_BOUNDARY_RELAXED, .encoding = IP_ENC_EXACT };
     for (int fill = 0; fill < 2; fill++) {
         ip_encoder *e = ip_encoder_new(t, &o, &err);
@@ -307,7 +307,7 @@ static void test_prune(void)
 {
     ip_trace *t = build(PRUNE, sizeof PRUNE / sizeof *PRUNE);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    ip_error err = {{0}};
+    ip_error err = {0};
     for (int m = 0; m < 2; m++)
         for (int k = 0; k < 2; k++) {
             ip_encode_opts o = {
@@ -362,7 +362,7 @@ static void test_bad_options(void)
 {
     ip_trace *t = build(DEPOSIT, 4);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_encode_opts o = { .model = IP_LVL_SER, .boundary = IP_BOUNDARY_STRICT, .encoding = IP_ENC_APPROX_RANK };
     CU_ASSERT_PTR_NULL(ip_encoder_new(t, &o, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "causal or rc"));
@@ -385,7 +385,7 @@ static ip_trace *big_trace(void)
 {
     enum { SESS = 4, TXNS = 6, READS = 290, WRITES = 62, HOT = 8,
            STOCK = 2000, ROWS = SESS * TXNS * WRITES };
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_builder *b = ip_builder_new("big", "init", IP_STRICT);
     char name[32], key[32], from[32];
     uint32_t sid[SESS], last[HOT + ROWS], n_rows = 0;

@@ -22,7 +22,7 @@ static kv_store *new_store(uint32_t sessions, uint32_t txns)
 
 static ip_trace *trace_of(const kv_store *st)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = kv_store_trace(st, "test", &err);
     if (!t)
         fprintf(stderr, "trace: %s\n", err.msg);
@@ -127,7 +127,7 @@ static void test_json_round_trip(void)
     FILE *f = fdopen(fd, "w");
     CU_ASSERT_TRUE(ip_write_json(t, f));
     fclose(f);
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *back = ip_read_file(path, IP_FMT_JSON, IP_STRICT, &err);
     unlink(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(back);

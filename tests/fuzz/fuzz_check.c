@@ -38,7 +38,7 @@ static bool round_trips(const ip_trace *t, ip_mode mode, char *why, size_t n)
     char *json = trace_json_text(t, &len);
     if (!json)
         return broken(why, n, "ip_write_json failed");
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *u = ip_read_json("rt.json", json, len, mode, &err);
     char diff[200] = "";
     bool ok = u && trace_equal(t, u, diff, sizeof diff);

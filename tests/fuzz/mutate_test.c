@@ -247,7 +247,7 @@ int main(int argc, char **argv)
         }
         fails += fuzz_seed(path, data, len, seeds[i].fmt, iters, s + i);
         /* the same history as JSON, as our writer prints it */
-        ip_error err = {{0}};
+        ip_error err = {0};
         ip_trace *t = ip_read_buffer(path, data, len, seeds[i].fmt,
                                      IP_LENIENT, &err);
         size_t jlen;

@@ -10,7 +10,7 @@ ip_trace *load_trace(const char *dir, const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = ip_read_file(path, IP_FMT_AUTO, IP_STRICT, &err);
     if (!t)
         fprintf(stderr, "\n  cannot load %s: %s\n", path, err.msg);
@@ -20,7 +20,7 @@ ip_trace *load_trace(const char *dir, const char *name)
 
 ip_trace *parse_json(const char *text)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = ip_read_buffer("inline.json", text, strlen(text),
                                  IP_FMT_JSON, IP_STRICT, &err);
     if (!t)
@@ -47,7 +47,7 @@ static const char *session_of(const ip_trace *t, uint32_t txn)
 static bool checks_hold(const ip_trace *h, ip_level model)
 {
     ip_verdict vm = {0}, vs = {0};
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_check_opts co = {.timeout_ms = 60000, .max_cycles = 1};
     ip_check_result rm = ip_check(h, model, &co, &vm, &err);
     ip_check_result rs = ip_check(h, IP_LVL_SER, &co, &vs, &err);
@@ -165,7 +165,7 @@ static bool file_round_trips(const ip_trace *obs, const ip_prediction *p,
     bool ok = text && changed && cycle &&
               cJSON_GetArraySize(changed) == (int)p->n_changed &&
               cJSON_GetArraySize(cycle) > 0;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *back = text ? ip_read_buffer("prediction.json", text,
                                            strlen(text), IP_FMT_JSON,
                                            IP_STRICT, &err)
@@ -184,7 +184,7 @@ static bool file_round_trips(const ip_trace *obs, const ip_prediction *p,
 bool recheck_prediction(const ip_trace *obs, const ip_prediction *p,
                         const ip_predict_opts *o)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     obs = ip_prediction_base(obs, p);     /* a window's: the cut trace */
     bool conforms = ip_assignment_conforms(obs, &p->assignment, o->boundary,
                                            &err);
@@ -310,7 +310,7 @@ static int leaf(brute *b)
 {
     if (--b->budget < 0)
         return -1;
-    ip_error err = {{0}};
+    ip_error err = {0};
     if (!ip_assignment_conforms(b->obs, &b->a, b->kind, &err))
         return 0;
     ip_history_map m;
@@ -464,7 +464,7 @@ uint32_t expect_prediction_with(const ip_trace *obs, const char *what,
         return 0;
     ip_prediction *p = NULL;
     uint32_t n = 0;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_predict_result r = ip_predict_run(obs, o, &p, &n, NULL, &err);
     ip_predict_result want = expect_sat ? IP_PREDICT_FOUND : IP_PREDICT_NONE;
     if (r != want)

@@ -65,7 +65,7 @@ static void test_serializable_candidate(void)
         a.boundary[obs->txns[txn_id(obs, "t2")].session] = e;
         a.writer[e] = IP_INIT_TXN;
         ip_prediction p;
-        ip_error err = {{0}};
+        ip_error err = {0};
         confirm_outcome o = confirm(obs, &a, IP_LVL_CAUSAL,
                                     IP_BOUNDARY_STRICT, (ip_encoding)enc, &p,
                                     &err);
@@ -95,7 +95,7 @@ static void test_model_violation(void)
     a.boundary[obs->txns[t2].session] = t2;
     a.writer[read_event(obs, "t2", "contestant:7")] = IP_INIT_TXN;
     ip_prediction p;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_EQUAL(confirm(obs, &a, IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED,
                             IP_ENC_EXACT, &p, &err), CONFIRM_BUG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "violates causal"));
@@ -120,7 +120,7 @@ static void test_no_pco_cycle(void)
     ip_trace *obs = load_trace(IP_TRACES, "pco-gap.json");
     CU_ASSERT_FATAL(obs != NULL);
     ip_prediction p;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_assignment a = observed(obs);
     CU_ASSERT_EQUAL(confirm(obs, &a, IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED,
                             IP_ENC_EXACT, &p, &err), CONFIRM_OK);
@@ -149,7 +149,7 @@ static void test_nonconforming(void)
     ip_assignment a = observed(obs);
     a.writer[read_event(obs, "t2", "acct")] = IP_INIT_TXN; /* no boundary */
     ip_prediction p;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_EQUAL(confirm(obs, &a, IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED,
                             IP_ENC_APPROX, &p, &err), CONFIRM_BUG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "boundary rules"));
@@ -172,7 +172,7 @@ static void test_cegar_refutes(void)
     ip_prediction *p = NULL;
     uint32_t n = 0;
     ip_predict_stats st;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_EQUAL(ip_predict_run(obs, &o, &p, &n, &st, &err),
                     IP_PREDICT_NONE);
     CU_ASSERT_EQUAL(n, 0);

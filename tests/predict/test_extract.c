@@ -62,7 +62,7 @@ static void test_deposit_strict(void)
     uint32_t e = read_event(obs, "t2", "acct");
     a.boundary[obs->txns[txn_id(obs, "t2")].session] = e;
     a.writer[e] = IP_INIT_TXN;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_STRICT, &err));
     ip_history_map m;
     ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_STRICT, &m,
@@ -97,7 +97,7 @@ static void test_deposit_relaxed(void)
     uint32_t t2 = txn_id(obs, "t2"), e = read_event(obs, "t2", "acct");
     a.boundary[obs->txns[t2].session] = t2;
     a.writer[e] = IP_INIT_TXN;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_RELAXED,
                                           &err));
     ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_RELAXED,
@@ -127,7 +127,7 @@ static void test_relaxed_drops_happens_after(void)
     uint32_t t2 = txn_id(obs, "t2");
     a.boundary[obs->txns[t2].session] = t2;
     a.writer[read_event(obs, "t2", "acct")] = IP_INIT_TXN;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_RELAXED,
                                           &err));
     ip_history_map m;
@@ -162,7 +162,7 @@ static void test_strict_truncates_writes(void)
     uint32_t e = read_event(obs, "a", "y");
     a.boundary[obs->txns[txn_id(obs, "a")].session] = e;
     a.writer[e] = IP_INIT_TXN;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_STRICT, &err));
     ip_history_map m;
     ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_STRICT, &m,
@@ -184,7 +184,7 @@ static void test_strict_truncates_writes(void)
 static void expect_rejected(const ip_trace *obs, const ip_assignment *a,
                             ip_boundary kind, const char *words)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_FALSE(ip_assignment_conforms(obs, a, kind, &err));
     if (!strstr(err.msg, words))
         fprintf(stderr, "\n  message '%s' lacks '%s'\n", err.msg, words);
@@ -200,7 +200,7 @@ static void test_rules_rejected(void)
     uint32_t s1 = obs->txns[txn_id(obs, "t1")].session;
     uint32_t s2 = obs->txns[txn_id(obs, "t2")].session;
     ip_assignment a = observed(obs);
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_STRICT, &err));
     CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_RELAXED,
                                           &err));
@@ -244,7 +244,7 @@ static void test_identity(void)
         CU_ASSERT_FATAL(obs != NULL);
         ip_assignment a = observed(obs);
         for (int k = 0; k < 2; k++) {
-            ip_error err = {{0}};
+            ip_error err = {0};
             ip_trace *h = ip_history_from_assignment(obs, &a, (ip_boundary)k,
                                                      NULL, &err);
             CU_ASSERT_PTR_NOT_NULL_FATAL(h);

@@ -16,7 +16,7 @@ static void wait_stop(guard *g, double seconds)
 
 static void test_deadline(void)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     guard *g = guard_start(ip_now() + 0.05, 0, NULL, stderr, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     CU_ASSERT_FALSE(guard_stopped(g));
@@ -29,7 +29,7 @@ static void test_deadline(void)
 
 static void test_memory(void)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     /* a budget 64 MiB above what the process holds now */
     guard *probe = guard_start(0, 0, NULL, stderr, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(probe);
@@ -53,7 +53,7 @@ static void test_memory(void)
 
 static void test_interrupt(void)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     atomic_bool flag;
     atomic_init(&flag, false);
     guard *g = guard_start(0, 0, &flag, stderr, &err);

@@ -38,7 +38,7 @@ static const char *const KEYS[N_KEYS] = { "x", "y", "z", "ro1", "ro2" };
 static ip_trace *random_trace(const shape *sh, uint64_t seed)
 {
     rng r = { seed * 2654435761u + 1 };
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_builder *b = ip_builder_new("random", "init", IP_STRICT);
     uint32_t n_sess = 2 + next(&r, sh->sessions - 1), sid[MAX_SESS];
     uint32_t left[MAX_SESS], done[MAX_SESS] = { 0 }, total = 0;
@@ -102,7 +102,7 @@ static bool prunes(const ip_trace *obs)
     ip_encode_opts o = { .model = IP_LVL_CAUSAL,
                          .boundary = IP_BOUNDARY_RELAXED,
                          .encoding = IP_ENC_EXACT };
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_encoder *e = ip_encoder_new(obs, &o, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     ip_encode_stats st;
@@ -170,7 +170,7 @@ static void test_windows(void)
                 ip_prediction *p = NULL;
                 uint32_t n = 0;
                 ip_predict_stats st;
-                ip_error err = {{0}};
+                ip_error err = {0};
                 ip_predict_result r = ip_predict_run(obs, &o, &p, &n, &st,
                                                      &err);
                 if (r != IP_PREDICT_NONE && r != IP_PREDICT_FOUND)

@@ -84,7 +84,7 @@ static void test_deposit_reads_init(void)
     o.timeout_ms = 60000;
     ip_prediction *p = NULL;
     uint32_t n = 0;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_EQUAL(ip_predict_run(obs, &o, &p, &n, NULL, &err),
                     IP_PREDICT_FOUND);
     CU_ASSERT_EQUAL_FATAL(n, 1);
@@ -153,7 +153,7 @@ static void test_pco_refutation(void)
     ip_prediction *p = NULL;
     uint32_t n = 0;
     ip_predict_stats st;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_predict_result r = ip_predict_run(obs, &o, &p, &n, &st, &err);
     if ((int)n != cyclic || st.refuted_pcos == 0)
         fprintf(stderr, "\n  pco-gap %s: brute force %d (%d with a pco "
@@ -181,7 +181,7 @@ static void test_unserializable_observed(void)
                                "simple_causal_2s3t.txt");
     CU_ASSERT_FATAL(obs != NULL);
     ip_verdict v;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_check_opts co = {.timeout_ms = 0, .max_cycles = 1};
     CU_ASSERT_EQUAL(ip_check(obs, IP_LVL_SER, &co, &v, &err),
                     IP_CHECK_VIOLATION);

@@ -21,7 +21,7 @@ static int round_trip(const char *path, ip_format expected)
     char *data = slurp_file(path, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(data);
     CU_ASSERT_EQUAL(ip_format_detect(path, data, len), expected);
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = ip_read_buffer(path, data, len, IP_FMT_AUTO, IP_STRICT,
                                  &err);
     free(data);
@@ -106,7 +106,7 @@ static void test_plume_round_trip(void)
 {
     const char *src = "w(1,5,0,10)\nw(2,6,1,20)\nr(1,5,1,20,extra,9)\n"
                       "w(1,7,0,-1)\nr(2,6,0,10)\nr(3,0,1,21)\n";
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = ip_read_plume("p.plume", src, strlen(src), IP_STRICT,
                                 &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);

@@ -65,7 +65,7 @@ const char *writer_of(const ip_trace *t, const char *reader, const char *key)
 void expect_read_error(ip_format fmt, const char *src, const char *where,
                        const char *what)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = ip_read_buffer("t.txt", src, strlen(src), fmt, IP_STRICT,
                                  &err);
     CU_ASSERT_PTR_NULL(t);

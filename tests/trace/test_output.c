@@ -28,7 +28,7 @@ static size_t count(const char *hay, const char *needle)
 
 static ip_trace *json_trace(const char *src)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = ip_read_json("d.json", src, strlen(src), IP_STRICT, &err);
     if (!t)
         fprintf(stderr, "\n  %s\n", err.msg);
@@ -111,7 +111,7 @@ static void test_stats(void)
     CU_ASSERT_EQUAL(s.conflict_keys, 0);
     ip_trace_free(t);
 
-    ip_error err = {{0}};
+    ip_error err = {0};
     t = ip_read_file(IP_CORPUS "/awdit-tests/causal/lost-update.txt",
                      IP_FMT_AUTO, IP_STRICT, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);

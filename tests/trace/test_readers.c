@@ -13,7 +13,7 @@
 
 static ip_trace *read_ok(ip_format fmt, const char *src)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = ip_read_buffer("t.txt", src, strlen(src), fmt, IP_STRICT,
                                  &err);
     if (!t)
@@ -25,7 +25,7 @@ static ip_trace *read_ok(ip_format fmt, const char *src)
 
 static void test_simple_causal(void)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = ip_read_file(IP_CORPUS "/isopredict-microbenchmark/"
                                "simple_causal_2s3t.txt", IP_FMT_AUTO,
                                IP_STRICT, &err);
@@ -261,7 +261,7 @@ static void test_detect(void)
 
 static void test_read_file_errors(void)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_PTR_NULL(ip_read_file("/nonexistent/trace.json", IP_FMT_AUTO,
                                     IP_STRICT, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/trace.json: "

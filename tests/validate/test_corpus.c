@@ -19,7 +19,7 @@ static const struct {
 
 static unsigned check_file(const char *path, int strongest)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_trace *t = ip_read_file(path, IP_FMT_AWDIT_TEST, IP_LENIENT, &err);
     if (!t) {
         fprintf(stderr, "%s\n", err.msg);

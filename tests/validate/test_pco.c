@@ -9,7 +9,7 @@ static bool pco_cyclic(const char *spec)
 {
     ip_trace *t = tv_build(spec);
     ip_pco p;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_FATAL(ip_pco_compute(t, &p, &err));
     bool c = p.cyclic;
     ip_pco_free(&p);
@@ -30,7 +30,7 @@ static void test_serial_acyclic(void)
 {
     ip_trace *t = tv_build("t1: w x; t2: r x t1, w y | t3: r y t2, w x");
     ip_pco p;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_FATAL(ip_pco_compute(t, &p, &err));
     CU_ASSERT_FALSE(p.cyclic);
     /* so, wr, init first, and transitivity */
@@ -51,7 +51,7 @@ static void test_inferred_edges(void)
     ip_trace *t = tv_build("t1: w x, w z | t2: w x | t3: r z t1, r x t2"
                            " | t4: r x t1");
     ip_pco p;
-    ip_error err = {{0}};
+    ip_error err = {0};
     CU_ASSERT_FATAL(ip_pco_compute(t, &p, &err));
     CU_ASSERT_FALSE(p.cyclic);
     CU_ASSERT_TRUE(ip_pco_before(&p, 1, 2));   /* ww(t1, t2) */

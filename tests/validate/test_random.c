@@ -100,7 +100,7 @@ static void test_agrees_with_brute_force(void)
         /* pco: a cycle means unserializable; otherwise every serial
          * order contains it */
         ip_pco p;
-        ip_error err = {{0}};
+        ip_error err = {0};
         CU_ASSERT_FATAL(ip_pco_compute(t, &p, &err));
         if (p.cyclic) {
             pco_cycles++;

@@ -36,7 +36,7 @@ static bool add_op(ip_builder *b, uint32_t txn, char *op, ip_error *err)
  * writers declared later. */
 ip_trace *tv_build(const char *spec)
 {
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_builder *b = ip_builder_new("spec", "init", IP_LENIENT);
     char *copy = strdup(spec), *save_s = NULL;
     char *bodies[64];

@@ -236,7 +236,7 @@ ip_check_result tv_expect(const ip_trace *t, ip_level lvl,
                           ip_check_result expect)
 {
     ip_verdict v;
-    ip_error err = {{0}};
+    ip_error err = {0};
     ip_check_opts opts = {0};
     ip_check_result r = ip_check(t, lvl, &opts, &v, &err);
     if (r != expect) {

@@ -28,7 +28,7 @@ static ip_check_result check_one(const ip_trace *t, int lvl,
                                  ip_strong_stats *st)
 {
     ip_verdict v;
-    ip_error err = { "" };
+    ip_error err = {0};
     ip_check_opts opts = { 0, 0 };
     ip_check_result r = ip_check_strong(t, lvl == SI, &opts, so, &v, st, &err);
     CU_ASSERT_EQUAL(v.result, r);
@@ -40,7 +40,7 @@ static ip_check_result check_one(const ip_trace *t, int lvl,
     if (r == IP_CHECK_OK) {
         CU_ASSERT_EQUAL(v.n_order, ip_committed_count(t) + 1);
         if (lvl == SER) {
-            CU_ASSERT(ip_serial_order_is_valid(t, v.order, v.n_order));
+            CU_ASSERT(ip_serial_order_is_valid(t, v.order, v.n_order, NULL));
             CU_ASSERT(!small || ts_serial_ok(t, v.order, v.n_order));
         } else {
             CU_ASSERT(!small || ts_si_commit_order_ok(t, v.order, v.n_order));
@@ -203,7 +203,7 @@ static void test_solver_unsat_path(void)
 /* Anomalies recorded by a lenient build fail both levels. */
 static void test_anomalies(void)
 {
-    ip_error err = { "" };
+    ip_error err = {0};
     ip_builder *b = ip_builder_new("test", "init", IP_LENIENT);
     uint32_t s = ip_builder_session(b, "a", &err);
     uint32_t x = ip_builder_txn(b, s, "T1", IP_COMMITTED, 0, &err);
@@ -237,7 +237,7 @@ static ip_trace *mt_history(uint32_t sessions, uint32_t txns, uint32_t keys,
                             uint32_t per, uint64_t seed, bool diverge)
 {
     rng r = { seed };
-    ip_error err = { "" };
+    ip_error err = {0};
     ip_builder *b = ip_builder_new("mt", "init", IP_STRICT);
     uint32_t *last = calloc(keys, sizeof *last);   /* txn handle; 0 = init */
     uint32_t *prev = calloc(keys, sizeof *prev);
@@ -321,7 +321,7 @@ static void test_mini_transactions_large(void)
                                         &err), IP_CHECK_OK);
         CU_ASSERT_EQUAL(st.solver_calls, 0);
         if (lvl == SER)
-            CU_ASSERT(ip_serial_order_is_valid(t, v.order, v.n_order));
+            CU_ASSERT(ip_serial_order_is_valid(t, v.order, v.n_order, NULL));
         fprintf(stderr, "[%s 1e5 ops mini-transactions: %.3f s] ",
                 lvl == SI ? "si" : "ser", v.seconds);
         ip_verdict_free(&v);
@@ -344,7 +344,7 @@ static ip_trace *random_history(rng *r)
             key[i][j] = (uint8_t)next(r, keys);
         }
     }
-    ip_error err = { "" };
+    ip_error err = {0};
     ip_builder *b = ip_builder_new("rand", "init", IP_STRICT);
     uint32_t sid[3], h[6];
     char name[16], kname[8], from[16];
@@ -439,11 +439,11 @@ static void test_serial_order_validator(void)
     }
     uint32_t good[] = { 0, t1, t2 }, bad[] = { 0, t2, t1 };
     uint32_t dup[] = { 0, t1, t1 }, late_init[] = { t1, 0, t2 };
-    CU_ASSERT(ip_serial_order_is_valid(t, good, 3));
-    CU_ASSERT(!ip_serial_order_is_valid(t, bad, 3));
-    CU_ASSERT(!ip_serial_order_is_valid(t, dup, 3));
-    CU_ASSERT(!ip_serial_order_is_valid(t, good, 2));
-    CU_ASSERT(!ip_serial_order_is_valid(t, late_init, 3));
+    CU_ASSERT(ip_serial_order_is_valid(t, good, 3, NULL));
+    CU_ASSERT(!ip_serial_order_is_valid(t, bad, 3, NULL));
+    CU_ASSERT(!ip_serial_order_is_valid(t, dup, 3, NULL));
+    CU_ASSERT(!ip_serial_order_is_valid(t, good, 2, NULL));
+    CU_ASSERT(!ip_serial_order_is_valid(t, late_init, 3, NULL));
     ip_trace_free(t);
 }
 

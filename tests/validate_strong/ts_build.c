@@ -66,7 +66,7 @@ static bool add_txn(ip_builder *b, names *s, const char *line, ip_error *err)
 
 ip_trace *ts_build(const char *const *spec)
 {
-    ip_error err = { "" };
+    ip_error err = {0};
     names *s = calloc(1, sizeof *s);
     ip_builder *b = ip_builder_new("test", "init", IP_STRICT);
     bool ok = s && b;

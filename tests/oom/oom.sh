@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Out of memory never changes an answer (issue 13): run one command with
+# its N-th allocation failing, for N = 1, 2, ... until a run makes fewer
+# than N allocations.  Every run either gives the normal answer (status
+# and stdout of the run without failures) or stops with exit status 3 and
+# "out of memory" on stderr; never another status, a crash, a partial
+# output file, or a different answer.
+# usage: oom.sh ISOPREDICT_FAILALLOC TRACES_DIR COMMAND [STEP]
+# (STEP > 1 tries every STEP-th allocation only, for slow builds)
+set -u -o pipefail
+BIN=$(realpath "$1") TRACES=$(realpath "$2") CMD=$3 STEP=${4:-1}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/oom.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+T=$TRACES/deposit.json
+PREDICT_OPTS=()
+case $CMD in
+predict_lazy)   # lazy weak isolation, pruning, the strict boundary
+    T=$TRACES/smallbank.json
+    PREDICT_OPTS=(--weak-isolation lazy --boundary strict) ;;
+predict_bounded)    # windows on worker threads, staleness
+    T=$TRACES/smallbank.json
+    PREDICT_OPTS=(--window 6 --staleness 2 --jobs 2 --max-predictions 2) ;;
+esac
+MAX=${OOM_MAX_RUNS:-20000}
+
+run() {   # run DIR: the command, run in DIR, its outputs there
+    cd "$1" || return 99
+    case $CMD in
+    stats)        "$BIN" stats --json "$T" ;;
+    check_causal) "$BIN" check --level causal "$T" ;;
+    check_ser)    "$BIN" check --json --level ser "$T" | sed '/"seconds"/d' ;;
+    convert)      "$BIN" convert "$T" c.json && cat c.json ;;
+    dot)          "$BIN" dot --out d.dot "$T" && cat d.dot ;;
+    predict*)     "$BIN" predict --quiet --json --out p "${PREDICT_OPTS[@]}" "$T" > r.json
+                  local st=$?
+                  # times and memory differ from run to run; the answer may
+                  # not, in the report or in the files written
+                  local f='walk(if type == "object" then del(.seconds,
+                           .gen_seconds, .solve_seconds, .peak_bytes)
+                           else . end)'
+                  jq -S "$f" r.json 2>/dev/null
+                  for p in p/*.json; do [ -e "$p" ] && jq -S "$f" "$p"; done
+                  return $st ;;
+    esac
+}
+
+mkdir base
+(IP_FAIL_ALLOC=0 run base) > base.out 2> base.err
+base=$?
+[ "$base" -le 1 ] || { echo "FAIL [$CMD]: baseline exited $base" >&2; cat base.err >&2; exit 1; }
+fails=0 oom=0
+for ((n = 1; n <= MAX; n += STEP)); do
+    rm -rf o && mkdir o
+    (IP_FAIL_ALLOC=$n run o) > out 2> err
+    st=$?
+    if [ "$st" = "$base" ] && grep -q "failalloc: not reached" err; then
+        cmp -s out base.out || { echo "FAIL [$CMD]: N=$n (not reached) differs" >&2; fails=$((fails + 1)); }
+        echo "$CMD: $(grep -o '(.* allocations)' err) failed one at a time (every ${STEP}th): $oom runs out of memory (exit 3), the rest the normal answer"
+        [ "$fails" = 0 ]; exit
+    fi
+    if [ "$st" = 3 ] && grep -q "out of memory" err; then
+        oom=$((oom + 1))
+        # nothing half-written may be left behind (outputs are written to
+        # a hidden temporary file and linked into place when complete)
+        if find o -name '.*' -type f | grep -q .; then
+            echo "FAIL [$CMD]: N=$n left $(find o -name '.*' -type f | head -3)" >&2
+            fails=$((fails + 1))
+        fi
+        continue
+    fi
+    if [ "$st" = "$base" ] && cmp -s out base.out; then
+        continue
+    fi
+    echo "FAIL [$CMD]: N=$n: exit $st (normal $base): $(head -c 300 err)" >&2
+    fails=$((fails + 1))
+    [ "$fails" -ge 10 ] && { echo "FAIL [$CMD]: stopping after 10 failures" >&2; exit 1; }
+done
+echo "FAIL [$CMD]: still allocating after $MAX runs" >&2
+exit 1
