@@ -367,6 +367,15 @@ static void print_human(const ip_trace *t, const judgement *j,
         printf("validating trace: %s\n", record);
 }
 
+/* Add item to o as name, or free it: false when either failed. */
+static bool attach(cJSON *o, const char *name, cJSON *item)
+{
+    if (item && cJSON_AddItemToObject(o, name, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
 static bool print_json(const ip_trace *t, const judgement *j,
                        const validate_args *a, ip_level model)
 {
@@ -382,21 +391,18 @@ static bool print_json(const ip_trace *t, const judgement *j,
               cJSON_AddNumberToObject(w, "txns", (double)a->w.txns) &&
               cJSON_AddNumberToObject(w, "seed", (double)a->w.seed);
     if (ok)
-        ok = cJSON_AddItemToObject(o, "workload", w);
+        ok = attach(o, "workload", w);
     else
         cJSON_Delete(w);
-    ok = ok && cJSON_AddItemToObject(o, "divergences",
-                                     j->divergences
-                                         ? cJSON_Duplicate(j->divergences, 1)
-                                         : cJSON_CreateArray()) &&
-         cJSON_AddItemToObject(o, "invariants",
-                               j->invariants
-                                   ? cJSON_Duplicate(j->invariants, 1)
-                                   : cJSON_CreateNull()) &&
-         cJSON_AddItemToObject(o, "model_verdict",
-                               ip_verdict_to_cjson(t, &j->model)) &&
-         cJSON_AddItemToObject(o, "ser_verdict",
-                               ip_verdict_to_cjson(t, &j->ser));
+    ok = ok &&
+         attach(o, "divergences", j->divergences
+                                      ? cJSON_Duplicate(j->divergences, 1)
+                                      : cJSON_CreateArray()) &&
+         attach(o, "invariants", j->invariants
+                                     ? cJSON_Duplicate(j->invariants, 1)
+                                     : cJSON_CreateNull()) &&
+         attach(o, "model_verdict", ip_verdict_to_cjson(t, &j->model)) &&
+         attach(o, "ser_verdict", ip_verdict_to_cjson(t, &j->ser));
     if (ok)
         ok = a->out ? cJSON_AddStringToObject(o, "validating_trace", a->out) !=
                           NULL
@@ -405,6 +411,9 @@ static bool print_json(const ip_trace *t, const judgement *j,
     cJSON_Delete(o);
     if (s)
         puts(s);
+    else
+        fprintf(stderr, "isopredict validate: out of memory writing the "
+                "JSON report\n");
     free(s);
     return s != NULL;
 }
@@ -443,7 +452,7 @@ static int report(const validate_args *a, ip_level model, const char *record)
         status = exit_status(j.result);
         if (a->json ? !print_json(t, &j, a, model)
                     : (print_human(t, &j, a, record), false))
-            status = IP_EXIT_USAGE;
+            status = IP_EXIT_UNKNOWN;     /* out of memory */
     }
     ip_verdict_free(&j.model);
     ip_verdict_free(&j.ser);

@@ -127,10 +127,8 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
         add_lists(j, obs, p, o->boundary) &&
         cJSON_AddStringToObject(conf, ip_level_name(o->model), "satisfied") &&
         cJSON_AddStringToObject(conf, "ser", "violated");
-    if (ok) {
-        ok = cJSON_AddItemToObject(j, "confirmed", conf);
-        conf = NULL;
-    }
+    if (ok && (ok = cJSON_AddItemToObject(j, "confirmed", conf)))
+        conf = NULL;                  /* j owns it now */
     if (ok && o->boundary == IP_BOUNDARY_RELAXED)
         ok = cJSON_AddStringToObject(j, "assumption", ip_relaxed_assumption);
     if (ok && p->base)        /* a window's: over the run cut after it */

@@ -2,6 +2,7 @@
 #include "trace.h"
 
 #include <CUnit/Basic.h>
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -418,6 +419,46 @@ static void test_tool_fields(void)
     ip_trace_free(t);
 }
 
+/* The allocation-free JSON syntax check that tells a parse that ran out
+ * of memory from bad input: it agrees with RFC 8259 and cJSON's depth. */
+static void test_json_syntax(void)
+{
+    static const char *const good[] = {
+        "{}", "[]", " [ ] ", "0", "-0.5e+3", "\"a\\u00e9\\n\"", "true",
+        "null", "{\"a\":[1,{\"b\":false}],\"c\":\"\"}", "[[[]],{}]\n",
+    };
+    static const struct { const char *text; size_t bad; } bad[] = {
+        { "", 0 }, { "{", 1 }, { "[1,]", 3 }, { "{\"a\" 1}", 5 },
+        { "01", 1 }, { "[1 2]", 3 }, { "\"\\x\"", 2 }, { "tru", 0 },
+        { "{}x", 2 }, { "{\"a\":}", 5 }, { "1.", 2 }, { "[\"\x01\"]", 2 },
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        size_t off = 99;
+        CU_ASSERT(ip_json_syntax_ok(good[i], strlen(good[i]), &off));
+        cJSON *j = cJSON_Parse(good[i]);
+        CU_ASSERT_PTR_NOT_NULL(j);
+        cJSON_Delete(j);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        size_t off = 99;
+        CU_ASSERT(!ip_json_syntax_ok(bad[i].text, strlen(bad[i].text), &off));
+        if (off != bad[i].bad)
+            fprintf(stderr, "\n  %s: offset %zu, want %zu\n", bad[i].text,
+                    off, bad[i].bad);
+        CU_ASSERT_EQUAL(off, bad[i].bad);
+    }
+    /* as deep as cJSON goes, and one level deeper */
+    char deep[2100];
+    for (int depth = 1000; depth <= 1001; depth++) {
+        memset(deep, '[', (size_t)depth);
+        memset(deep + depth, ']', (size_t)depth);
+        size_t n = 2 * (size_t)depth;
+        cJSON *j = cJSON_ParseWithLength(deep, n);
+        CU_ASSERT_EQUAL(ip_json_syntax_ok(deep, n, NULL), j != NULL);
+        cJSON_Delete(j);
+    }
+}
+
 static void test_builder_api(void)
 {
     ip_error err = {0};
@@ -453,6 +494,7 @@ int main(void)
     CU_add_test(s, "builder api", test_builder_api);
     CU_add_test(s, "unknown fields", test_unknown_fields);
     CU_add_test(s, "tool fields", test_tool_fields);
+    CU_add_test(s, "json syntax", test_json_syntax);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

@@ -56,7 +56,8 @@ for ((n = 1; n <= MAX; n += STEP)); do
     st=$?
     if [ "$st" = "$base" ] && grep -q "failalloc: not reached" err; then
         cmp -s out base.out || { echo "FAIL [$CMD]: N=$n (not reached) differs" >&2; fails=$((fails + 1)); }
-        echo "$CMD: $(grep -o '(.* allocations)' err) failed one at a time (every ${STEP}th): $oom runs out of memory (exit 3), the rest the normal answer"
+        every="each"; [ "$STEP" = 1 ] || every="every ${STEP}th"
+        echo "$CMD: $every of $(grep -o '[0-9]* allocations' err) failed in turn: $oom runs out of memory (exit 3), the rest the normal answer"
         [ "$fails" = 0 ]; exit
     fi
     if [ "$st" = 3 ] && grep -q "out of memory" err; then
