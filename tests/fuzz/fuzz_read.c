@@ -10,7 +10,9 @@
  *   build-fuzz/tests/fuzz/fuzz_read -max_total_time=120 -max_len=4096 in
  * (1 json, 2 isopredict-text, 3 plume, 4 awdit-test, 0 auto; +128 for
  * lenient).  Keep crashing inputs in regress/ (mutate_test replays them
- * with and without their first byte).
+ * with and without their first byte).  Built with -DFUZZ_FORMAT=N it reads
+ * format N only (fuzz_read_json, _text, _plume, _awdit): the first byte
+ * then selects the mode alone.
  */
 #include "fuzz_check.h"
 
@@ -26,7 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const ip_format fmts[] = {IP_FMT_AUTO, IP_FMT_JSON,
                                      IP_FMT_ISOPREDICT_TEXT, IP_FMT_PLUME,
                                      IP_FMT_AWDIT_TEST};
+#ifdef FUZZ_FORMAT            /* one reader per binary (bench/fuzz) */
+    ip_format fmt = fmts[FUZZ_FORMAT];
+#else
     ip_format fmt = fmts[data[0] % 5];
+#endif
     ip_mode mode = data[0] & 0x80 ? IP_LENIENT : IP_STRICT;
     char why[600];
     if (!fuzz_check("fuzz", (const char *)data + 1, size - 1, fmt, mode,
