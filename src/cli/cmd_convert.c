@@ -13,7 +13,7 @@ static void usage(FILE *out)
           "[--lenient] IN OUT\n"
           "Convert the trace IN to OUT ('-' = stdout); OUT must not exist.\n"
           "  --from FORMAT  auto (default), json, isopredict-text, plume, "
-          "awdit-test\n"
+          "awdit-test,\n                   dbcop, cobra (a directory)\n"
           "  --to FORMAT    json (default) or dot\n"
           "  --lenient      keep read-consistency anomalies instead of "
           "rejecting the trace\n", out);

@@ -14,7 +14,7 @@ static void usage(FILE *out)
           "TRACE\n"
           "Count sessions, transactions, operations, events and keys.\n"
           "  --format FORMAT  auto (default), json, isopredict-text, plume, "
-          "awdit-test\n"
+          "awdit-test,\n                   dbcop, cobra (a directory)\n"
           "  --json           print a JSON object instead of a table\n"
           "  --lenient        keep read-consistency anomalies (counted) "
           "instead of rejecting the trace\n", out);

@@ -5,6 +5,8 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,8 @@ static const struct {
     {IP_FMT_ISOPREDICT_TEXT, "isopredict-text"},
     {IP_FMT_PLUME, "plume"},
     {IP_FMT_AWDIT_TEST, "awdit-test"},
+    {IP_FMT_DBCOP, "dbcop"},
+    {IP_FMT_COBRA, "cobra"},
     {IP_FMT_DOT, "dot"},
 };
 
@@ -83,6 +87,8 @@ ip_format ip_format_detect(const char *path, const char *data, size_t len)
         return IP_FMT_JSON;
     if (path && has_suffix(path, ".plume"))
         return IP_FMT_PLUME;
+    if (path && has_suffix(path, ".bincode"))
+        return IP_FMT_DBCOP;
     return sniff(data, len);
 }
 
@@ -100,8 +106,8 @@ static ip_trace *undetected(const char *path, const char *data, size_t len,
                 "first (e.g. xz -dk)", path);
     else
         ip_fail(err, "%s: cannot tell the trace format from the name or the "
-                "first bytes; give --format json, isopredict-text, plume or "
-                "awdit-test", path);
+                "first bytes; give --format json, isopredict-text, plume, "
+                "awdit-test or dbcop (cobra reads a directory)", path);
     return NULL;
 }
 
@@ -121,6 +127,12 @@ ip_trace *ip_read_buffer(const char *path, const char *data, size_t len,
         return ip_read_plume(path, data, len, mode, err);
     case IP_FMT_AWDIT_TEST:
         return ip_read_awdit_test(path, data, len, mode, err);
+    case IP_FMT_DBCOP:
+        return ip_read_dbcop(path, data, len, mode, err);
+    case IP_FMT_COBRA:
+        ip_fail(err, "%s: a Cobra history is a directory of *.log files, "
+                "not a file", path);
+        return NULL;
     case IP_FMT_DOT:
         ip_fail(err, "%s: dot is an output format; it cannot be read", path);
         return NULL;
@@ -166,8 +178,7 @@ static char *slurp(FILE *f, size_t *len)
     return buf;
 }
 
-ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
-                       ip_error *err)
+char *ip_read_whole(const char *path, size_t *len, ip_error *err)
 {
     bool std_in = strcmp(path, "-") == 0;
     const char *name = std_in ? "<stdin>" : path;
@@ -177,8 +188,7 @@ ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
         return NULL;
     }
     errno = 0;
-    size_t len = 0;
-    char *data = slurp(f, &len);
+    char *data = slurp(f, len);
     int saved = errno;
     if (!std_in)
         fclose(f);
@@ -186,9 +196,26 @@ ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
         ip_fail(err, "%s: out of memory reading it", name);
     else if (!data)
         ip_fail(err, "%s: cannot read: %s", name, strerror(saved));
+    return data;
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
+                       ip_error *err)
+{
+    if (is_dir(path) && (fmt == IP_FMT_AUTO || fmt == IP_FMT_COBRA))
+        return ip_read_cobra(path, mode, err);
+    size_t len = 0;
+    char *data = ip_read_whole(path, &len, err);
     if (!data)
         return NULL;
-    ip_trace *t = ip_read_buffer(name, data, len, fmt, mode, err);
+    ip_trace *t = ip_read_buffer(strcmp(path, "-") ? path : "<stdin>", data,
+                                 len, fmt, mode, err);
     free(data);
     return t;
 }

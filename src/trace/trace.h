@@ -322,6 +322,8 @@ typedef enum {
     IP_FMT_ISOPREDICT_TEXT,
     IP_FMT_PLUME,
     IP_FMT_AWDIT_TEST,
+    IP_FMT_DBCOP,        /* dbcop's history.bincode */
+    IP_FMT_COBRA,        /* a directory of Cobra client logs */
     IP_FMT_DOT           /* write only */
 } ip_format;
 
@@ -348,6 +350,22 @@ ip_trace *ip_read_plume(const char *path, const char *data, size_t len,
                         ip_mode mode, ip_error *err);
 ip_trace *ip_read_awdit_test(const char *path, const char *data, size_t len,
                              ip_mode mode, ip_error *err);
+/* dbcop's binary history (bincode); values resolve reads, 0 is initial. */
+ip_trace *ip_read_dbcop(const char *path, const char *data, size_t len,
+                        ip_mode mode, ip_error *err);
+/* A Cobra history: the directory `dir`, each *.log file a session. */
+ip_trace *ip_read_cobra(const char *dir, ip_mode mode, ip_error *err);
+/* The same from logs in memory: n files, names[] sorted (each ending in
+ * ".log"), data[f] holding len[f] bytes; `dir` names the history in
+ * messages. */
+ip_trace *ip_read_cobra_logs(const char *dir, const char *const *names,
+                             const char *const *data, const size_t *len,
+                             uint32_t n, ip_mode mode, ip_error *err);
+
+/* The whole file at `path` ("-": standard input) in a malloc'ed buffer,
+ * NUL-terminated (not counted in *len); NULL with err set ("cannot open",
+ * "cannot read", or out of memory). */
+char *ip_read_whole(const char *path, size_t *len, ip_error *err);
 
 /* Writers.  JSON output reads back to the same trace (ids, order, values,
  * writers); reads carry an explicit "from".  Return false on I/O error. */

@@ -192,6 +192,34 @@ bad awdit1.txt $'w 0 0\n-----\nr 0 0\nread 1 1\n' \
 bad awdit2.txt $'w 0 0\n=====\nr 0 0 0\n' \
     "awdit2.txt:3: column 6:" "expected the end of the line"
 
+# ---- binary histories of real databases: dbcop and Cobra ---------------------
+SEEDS=$(cd "$(dirname "$0")/../fuzz/seeds" && pwd)
+if run "stats dbcop" 0 "$BIN" stats --json "$SEEDS/small.bincode"; then
+    has "stats dbcop" "$WORK/out" '"committed":	4'
+fi
+run "convert dbcop" 0 "$BIN" convert "$SEEDS/small.bincode" "$WORK/db.json" &&
+    run "check converted dbcop" 0 "$BIN" check --level causal "$WORK/db.json"
+# a Cobra history: a directory of logs (printf's octal escapes: big-endian
+# int64 fields); s0 writes key 5 = 7, s1 reads it naming its writer
+mkdir "$WORK/cobra"
+z7='\000\000\000\000\000\000\000'
+printf "S${z7}\001W${z7}\001${z7}\005${z7}\007C${z7}\001" > "$WORK/cobra/T0.log"
+printf "S${z7}\002R${z7}\001${z7}\001${z7}\005${z7}\007C${z7}\002" > "$WORK/cobra/T1.log"
+echo noise > "$WORK/cobra/T0.debug"
+if run "stats cobra" 0 "$BIN" stats --json "$WORK/cobra"; then
+    has "stats cobra" "$WORK/out" '"sessions":	2' '"committed":	2'
+fi
+run "check cobra" 0 "$BIN" check --level ser "$WORK/cobra"
+printf "S${z7}\003R${z7}\011${z7}\001${z7}\005${z7}\007C${z7}\003" > "$WORK/cobra/T2.log"
+run "cobra unknown writer" 2 "$BIN" stats "$WORK/cobra" &&
+    has "cobra unknown writer" "$WORK/err" "T2.log: byte 9: the read names writer transaction t9"
+printf "S${z7}\003X" > "$WORK/cobra/T2.log"
+run "cobra opcode" 2 "$BIN" stats "$WORK/cobra" &&
+    has "cobra opcode" "$WORK/err" "T2.log: byte 9: unknown opcode 0x58"
+head -c 100 "$SEEDS/small.bincode" > "$WORK/cut.bincode"
+run "dbcop truncated" 2 "$BIN" stats "$WORK/cut.bincode" &&
+    has "dbcop truncated" "$WORK/err" "cut.bincode: byte "
+
 if [ "$FAILS" -ne 0 ]; then
     echo "$FAILS check(s) failed"
     exit 1

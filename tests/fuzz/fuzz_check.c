@@ -51,12 +51,30 @@ static bool round_trips(const ip_trace *t, ip_mode mode, char *why, size_t n)
     return ok;
 }
 
+/* Cobra reads a directory of logs: the input's first byte says how many
+ * (1 to 3), the rest is cut into that many equal logs. */
+static ip_trace *read_cobra(const char *name, const char *data, size_t size,
+                            ip_mode mode, ip_error *err)
+{
+    static const char *const names[] = { "T0.log", "T1.log", "T2.log" };
+    uint32_t k = size ? 1 + (unsigned char)data[0] % 3 : 1;
+    const char *part[3];
+    size_t len[3], rest = size ? size - 1 : 0;
+    for (uint32_t i = 0; i < k; i++) {
+        part[i] = data + (size ? 1 : 0) + i * (rest / k);
+        len[i] = i + 1 < k ? rest / k : rest - i * (rest / k);
+    }
+    return ip_read_cobra_logs(name, names, part, len, k, mode, err);
+}
+
 bool fuzz_check(const char *name, const char *data, size_t size,
                 ip_format fmt, ip_mode mode, char *why, size_t n)
 {
     ip_error err;
     memset(&err, 0, sizeof err);
-    ip_trace *t = ip_read_buffer(name, data, size, fmt, mode, &err);
+    ip_trace *t = fmt == IP_FMT_COBRA
+                      ? read_cobra(name, data, size, mode, &err)
+                      : ip_read_buffer(name, data, size, fmt, mode, &err);
     if (!t) {
         if (!err.msg[0])
             return broken(why, n, "NULL trace without a message");

@@ -233,6 +233,7 @@ int main(int argc, char **argv)
          IP_FMT_ISOPREDICT_TEXT},
         {fz, "seeds/small.plume", IP_FMT_PLUME},
         {fz, "seeds/small.json", IP_FMT_JSON},
+        {fz, "seeds/small.bincode", IP_FMT_DBCOP},
     };
     char path[4096];
     snprintf(path, sizeof path, "%s/regress", fz);

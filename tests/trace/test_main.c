@@ -85,6 +85,7 @@ int main(void)
     add_corpus_tests(s);
     add_reader_tests(s);
     add_output_tests(s);
+    add_binary_tests();
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

@@ -225,7 +225,8 @@ static void test_format_names(void)
 {
     static const ip_format all[] = {IP_FMT_AUTO, IP_FMT_JSON,
                                     IP_FMT_ISOPREDICT_TEXT, IP_FMT_PLUME,
-                                    IP_FMT_AWDIT_TEST, IP_FMT_DOT};
+                                    IP_FMT_AWDIT_TEST, IP_FMT_DBCOP,
+                                    IP_FMT_COBRA, IP_FMT_DOT};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         ip_format back = IP_FMT_AUTO;
         CU_ASSERT_TRUE(ip_format_parse(ip_format_name(all[i]), &back));
@@ -266,8 +267,11 @@ static void test_read_file_errors(void)
                                     IP_STRICT, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/trace.json: "
                                   "cannot open: No such file"));
-    CU_ASSERT_PTR_NULL(ip_read_file(IP_CORPUS, IP_FMT_AUTO, IP_STRICT, &err));
+    CU_ASSERT_PTR_NULL(ip_read_file(IP_CORPUS, IP_FMT_JSON, IP_STRICT, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "Is a directory"));
+    /* a directory is read as a Cobra history unless a format says not */
+    CU_ASSERT_PTR_NULL(ip_read_file(IP_CORPUS, IP_FMT_AUTO, IP_STRICT, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no *.log files"));
 }
 
 void add_reader_tests(CU_pSuite s)

@@ -24,5 +24,6 @@ void expect_read_error(ip_format fmt, const char *src, const char *where,
 void add_corpus_tests(CU_pSuite s);
 void add_reader_tests(CU_pSuite s);
 void add_output_tests(CU_pSuite s);
+void add_binary_tests(void);
 
 #endif
