@@ -12,7 +12,8 @@
 #   BUILD=build-fuzz      Clang build with -DIP_FUZZ=ON -DIP_SANITIZE=ON
 #                         (configured and built here when missing)
 #   HARNESSES="fuzz_read_json fuzz_read_text fuzz_read_plume fuzz_read_awdit
-#              fuzz_read fuzz_levels fuzz_predict"
+#              fuzz_read_dbcop fuzz_read_cobra fuzz_read fuzz_levels
+#              fuzz_predict"
 #   RUNS=10000000         executions per reader harness (0: no limit)
 #   LEVELS_RUNS=1000000   executions of fuzz_levels (each checks 5 levels
 #                         against brute force)
@@ -25,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-build-fuzz}
 case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-HARNESSES=${HARNESSES:-fuzz_read_json fuzz_read_text fuzz_read_plume fuzz_read_awdit fuzz_read fuzz_levels fuzz_predict}
+HARNESSES=${HARNESSES:-fuzz_read_json fuzz_read_text fuzz_read_plume fuzz_read_awdit fuzz_read_dbcop fuzz_read_cobra fuzz_read fuzz_levels fuzz_predict}
 RUNS=${RUNS:-10000000}
 LEVELS_RUNS=${LEVELS_RUNS:-1000000}
 PREDICT_RUNS=${PREDICT_RUNS:-20000}
@@ -56,6 +57,10 @@ json_files="$root/tests/traces/*.json $root/examples/traces/*.json $root/tests/f
 text_files="$root/tests/corpus/isopredict-microbenchmark/*.txt"
 plume_files="$root/tests/fuzz/seeds/small.plume"
 awdit_files="$root/tests/corpus/awdit-tests/causal/*.txt $root/tests/corpus/awdit-tests/none/*.txt $root/tests/corpus/awdit-tests/read-atomic/generated/l4e10sqrt.txt"
+dbcop_files="$root/tests/fuzz/seeds/small.bincode"
+# a Cobra seed is the log count less one (one byte), then the logs cut
+# into that many equal parts
+cobra_files="$root/tests/fuzz/seeds/small.cobra"
 for h in $HARNESSES; do
     mkdir -p "$out/$h/corpus" "$out/$h/findings"
     c=$out/$h/corpus
@@ -65,8 +70,11 @@ for h in $HARNESSES; do
     fuzz_read_text)  seed "$c" 0 $text_files ;;
     fuzz_read_plume) seed "$c" 0 $plume_files ;;
     fuzz_read_awdit) seed "$c" 0 $awdit_files ;;
+    fuzz_read_dbcop) seed "$c" 0 $dbcop_files ;;
+    fuzz_read_cobra) seed "$c" 0 $cobra_files ;;
     fuzz_read)       seed "$c" 1 $json_files; seed "$c" 2 $text_files
-                     seed "$c" 3 $plume_files; seed "$c" 4 $awdit_files ;;
+                     seed "$c" 3 $plume_files; seed "$c" 4 $awdit_files
+                     seed "$c" 5 $dbcop_files; seed "$c" 6 $cobra_files ;;
     esac
 done
 

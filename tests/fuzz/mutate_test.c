@@ -234,6 +234,7 @@ int main(int argc, char **argv)
         {fz, "seeds/small.plume", IP_FMT_PLUME},
         {fz, "seeds/small.json", IP_FMT_JSON},
         {fz, "seeds/small.bincode", IP_FMT_DBCOP},
+        {fz, "seeds/small.cobra", IP_FMT_COBRA},
     };
     char path[4096];
     snprintf(path, sizeof path, "%s/regress", fz);
