@@ -329,8 +329,13 @@ ip_trace *ip_history_from_assignment(const ip_trace *obs,
         keep_strict(obs, a, ev_of_op, keep, keep_txn);
     else if (ok)
         ok = keep_relaxed(obs, a, keep, keep_txn);
+    bool empty = true;
+    for (uint32_t t = 1; ok && empty && t < obs->n_txns; t++)
+        empty = !keep_txn[t];
     if (!ok)
         ip_fail(err, "prediction: out of memory");
+    else if (empty)
+        ip_fail(err, "prediction: the assignment keeps no transaction");
     else
         h = build(obs, a, ev_of_op, keep, keep_txn, m, err);
     free(ev_of_op);
@@ -338,5 +343,7 @@ ip_trace *ip_history_from_assignment(const ip_trace *obs,
     free(keep_txn);
     if (!h || !map)
         ip_history_map_free(m);
+    if (map && ok && empty)
+        map->empty = true;
     return h;
 }

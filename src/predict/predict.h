@@ -138,13 +138,16 @@ typedef struct ip_history_map {
     uint32_t *hist_txn;    /* observed txn id -> history txn id or IP_NONE */
     uint32_t *hist_op;     /* observed op -> index of that op inside its
                               history transaction, or IP_NONE if dropped */
+    bool empty;            /* set (and no history made) when the assignment
+                              keeps no transaction */
 } ip_history_map;
 
 void ip_history_map_free(ip_history_map *m);
 
 /* The predicted history of an assignment over `obs`.  `map` may be NULL.
  * NULL with err set when the assignment names a writer the history does
- * not keep (an assignment breaking the boundary rules) or on OOM. */
+ * not keep (an assignment breaking the boundary rules), when it keeps no
+ * transaction at all (then map->empty is set), or on OOM. */
 ip_trace *ip_history_from_assignment(const ip_trace *obs,
                                      const ip_assignment *a, ip_boundary kind,
                                      ip_history_map *map, ip_error *err);

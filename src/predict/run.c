@@ -96,12 +96,22 @@ static accept_result keep_exhaustive(void *ctx, ip_prediction *p)
     return run_keep(rs, p, sig, n, IP_NONE);
 }
 
-/* The exhaustive formula checks weak isolation lazily when the eager one
- * would be large: on tpcc 8x16 (12 M estimated, 3.6 M built) the first
- * solve of the eager formula takes 37 s, the lazy search 5 s in all; on
- * the paper-sized shape (1 M estimated) the eager one proves "none" in
- * 1.7 s where the lazy one needs 19 s and 4,600 solver calls. */
+/* The exhaustive formula checks weak isolation lazily under rc, and under
+ * causal when the eager one would be large.  rc: on every paper-sized
+ * shape and on the 15 serializable CockroachDB histories of the
+ * VeriStrong sample the lazy search is the faster, by up to 100 times
+ * (0.5 s against over 60 s on 425 transactions).  causal: on tpcc 8x16
+ * (12 M estimated, 3.6 M built) the first solve of the eager formula took
+ * 37 s, the lazy search 5 s in all; on the paper-sized shape the eager
+ * one proves "none" in 0.8 s where the lazy one needs 5-6 s and
+ * thousands of solver calls (bench/predict/RESULTS.md). */
 #define LAZY_ABOVE_LITERALS 3000000ull
+
+static bool lazy_by_default(const ip_predict_opts *o,
+                            const ip_encode_estimate *est)
+{
+    return o->model == IP_LVL_RC || est->literals > LAZY_ABOVE_LITERALS;
+}
 
 static bool si_lazy(const run_state *rs)
 {
@@ -234,8 +244,7 @@ static ip_predict_result search(run_state *rs, ip_search_info *si)
             return r;
     }
     bool lazy = o->weak == IP_WEAK_LAZY ||
-                (o->weak == IP_WEAK_AUTO &&
-                 si->estimate.literals > LAZY_ABOVE_LITERALS);
+                (o->weak == IP_WEAK_AUTO && lazy_by_default(o, &si->estimate));
     if (lazy && rs->has_order && o->encoding != IP_ENC_APPROX_RANK) {
         eo.lazy_weak = si->lazy_weak = true;
         if (!ip_encoder_estimate(rs->obs, &eo, &si->estimate, rs->err))
