@@ -96,21 +96,22 @@ static accept_result keep_exhaustive(void *ctx, ip_prediction *p)
     return run_keep(rs, p, sig, n, IP_NONE);
 }
 
-/* The exhaustive formula checks weak isolation lazily under rc, and under
- * causal when the eager one would be large.  rc: on every paper-sized
- * shape and on the 15 serializable CockroachDB histories of the
- * VeriStrong sample the lazy search is the faster, by up to 100 times
- * (0.5 s against over 60 s on 425 transactions).  causal: on tpcc 8x16
- * (12 M estimated, 3.6 M built) the first solve of the eager formula took
- * 37 s, the lazy search 5 s in all; on the paper-sized shape the eager
- * one proves "none" in 0.8 s where the lazy one needs 5-6 s and
- * thousands of solver calls (bench/predict/RESULTS.md). */
+/* The exhaustive formula checks weak isolation lazily except under causal
+ * with the strict boundary, where the eager formula proves "none" faster
+ * (the paper-sized shape: 0.8 s against 5-6 s and thousands of solver
+ * calls), unless it would be large (tpcc 8x16: 12 M estimated literals,
+ * a first solve of 37 s against 5 s in all).  Elsewhere lazy was as fast
+ * or faster on every trace measured (bench/predict/RESULTS.md): the 3x8
+ * applications, the paper-sized shape under rc, and the 15 serializable
+ * CockroachDB histories of the VeriStrong sample (rc: 0.5 s against over
+ * 60 s on 425 transactions; causal: 0.16 s against 2-3 s). */
 #define LAZY_ABOVE_LITERALS 3000000ull
 
 static bool lazy_by_default(const ip_predict_opts *o,
                             const ip_encode_estimate *est)
 {
-    return o->model == IP_LVL_RC || est->literals > LAZY_ABOVE_LITERALS;
+    return o->model == IP_LVL_RC || o->boundary == IP_BOUNDARY_RELAXED ||
+           est->literals > LAZY_ABOVE_LITERALS;
 }
 
 static bool si_lazy(const run_state *rs)
