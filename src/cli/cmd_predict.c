@@ -231,7 +231,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
     a->timeout_s = a->opts.timeout_ms / 1000;
     a->fmt = IP_FMT_AUTO;
     a->out_dir = DEFAULT_OUT;
-    optind = 1;
+    optind = 0;               /* getopt may have run before (glibc reset) */
     opterr = 1;
     int c;
     while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {

@@ -137,27 +137,25 @@ static int parse_args(int argc, char **argv, validate_args *a)
 
 /* ---- reading what the trace model does not hold --------------------------- */
 
-static cJSON *load_json(const char *path)
+/* The JSON document at path, or NULL after a message; *status then says
+ * why (out of memory: IP_EXIT_UNKNOWN; else IP_EXIT_USAGE). */
+static cJSON *load_json(const char *path, int *status)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "isopredict: %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf && (n += fread(buf + n, 1, cap - n, f)) == cap) {
-        char *nb = realloc(buf, cap * 2);
-        if (!nb)
-            free(buf);
-        buf = nb;
-        cap *= 2;
-    }
-    fclose(f);
+    ip_error err = {0};
+    size_t n;
+    char *buf = ip_read_whole(path, &n, &err);
     cJSON *root = buf ? cJSON_ParseWithLength(buf, n) : NULL;
-    free(buf);
-    if (!root)
+    *status = IP_EXIT_USAGE;
+    if (!buf) {
+        fprintf(stderr, "isopredict: %s\n", err.msg);
+        *status = cli_error_status(&err);
+    } else if (!root && ip_json_syntax_ok(buf, n, NULL)) {
+        fprintf(stderr, "isopredict: %s: out of memory parsing it\n", path);
+        *status = IP_EXIT_UNKNOWN;
+    } else if (!root) {
         fprintf(stderr, "isopredict: %s: not valid JSON\n", path);
+    }
+    free(buf);
     return root;
 }
 
@@ -190,13 +188,14 @@ static void take_workload(workload *w, const cJSON *root)
 /* The model of the prediction and the complete workload, or exit 2. */
 static int read_prediction(validate_args *a, ip_level *model)
 {
-    cJSON *root = load_json(a->path);
+    int status, obs_status = IP_EXIT_USAGE;
+    cJSON *root = load_json(a->path, &status);
     if (!root)
-        return IP_EXIT_USAGE;
+        return status;
     const cJSON *pred = cJSON_GetObjectItemCaseSensitive(root, "prediction");
     const char *m = cJSON_GetStringValue(
         cJSON_GetObjectItemCaseSensitive(pred, "model"));
-    int status = -1;
+    status = -1;
     if (!cJSON_IsObject(pred)) {
         fprintf(stderr, "isopredict: %s: prediction: missing (not a "
                 "predicted history; make one with 'isopredict predict')\n",
@@ -213,10 +212,14 @@ static int read_prediction(validate_args *a, ip_level *model)
             cJSON_GetObjectItemCaseSensitive(pred, "observed"));
         cJSON *oroot = NULL;
         if ((!a->w.have_sessions || !a->w.have_txns || !a->w.have_seed) &&
-            obs && access(obs, R_OK) == 0 && (oroot = load_json(obs)))
+            obs && access(obs, R_OK) == 0 &&
+            (oroot = load_json(obs, &obs_status)))
             take_workload(&a->w, oroot);
         cJSON_Delete(oroot);
-        if (!a->w.have_sessions || !a->w.have_txns || !a->w.have_seed) {
+        if (obs_status == IP_EXIT_UNKNOWN) {
+            status = obs_status;          /* out of memory reading it */
+        } else if (!a->w.have_sessions || !a->w.have_txns ||
+                   !a->w.have_seed) {
             fprintf(stderr, "isopredict: %s: no \"workload\" object here or in "
                     "the observed trace; give --sessions, --txns and "
                     "--seed\n", a->path);
@@ -433,7 +436,7 @@ static int report(const validate_args *a, ip_level model, const char *record)
 {
     int status = IP_EXIT_USAGE;
     ip_trace *t = cli_load_trace(record, IP_FMT_JSON, IP_LENIENT, &status);
-    cJSON *root = t ? load_json(record) : NULL;
+    cJSON *root = t ? load_json(record, &status) : NULL;
     if (!root) {
         ip_trace_free(t);
         return status;

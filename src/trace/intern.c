@@ -1,3 +1,6 @@
+/* intern.c - the string table of a trace under construction: each
+ * distinct string stored once in an arena, found again by an open-
+ * addressing hash table (ids are the order strings first came in). */
 #include "intern.h"
 #include "trace.h"
 

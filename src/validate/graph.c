@@ -1,4 +1,5 @@
-/* graph.c - adjacency, topological order and SCCs of an edge list. */
+/* graph.c - adjacency (CSR) and topological order of an edge list; the
+ * strongly connected components are in scc.c. */
 #include "weak.h"
 
 #include <stdlib.h>

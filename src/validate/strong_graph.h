@@ -98,8 +98,6 @@ int sg_many_cycles(const sg_graph *g, uint32_t first_cond, uint32_t max,
 /* ---- strong_known.c: known edges, reader index, chained keys ---- */
 bool sg_add_base(sg_ctx *c, uint32_t u, uint32_t v, uint8_t kind,
                  uint32_t key, uint8_t forced);
-bool sg_add_rw(sg_ctx *c, uint32_t r, uint32_t w, uint32_t key,
-               uint32_t via, uint8_t forced);
 /* Points, so and wr edges, reader and read-from indexes. */
 bool sg_build_known(sg_ctx *c);
 /* Order the keys with a chain of direct evidence (adds their edges);

@@ -23,14 +23,6 @@ bool sg_add_base(sg_ctx *c, uint32_t u, uint32_t v, uint8_t kind,
     return sg_push(&c->g, e);
 }
 
-bool sg_add_rw(sg_ctx *c, uint32_t r, uint32_t w, uint32_t key,
-               uint32_t via, uint8_t forced)
-{
-    sg_edge e = { sg_start(c, r), sg_commit(c, w), key, via, IP_EDGE_RW,
-                  forced };
-    return sg_push(&c->g, e);
-}
-
 static bool counts_read(const ip_trace *t, const ip_event *ev)
 {
     return ev->kind == IP_READ && ip_committed(t, ev->txn) &&
