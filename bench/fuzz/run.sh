@@ -15,8 +15,8 @@
 #              fuzz_read_dbcop fuzz_read_cobra fuzz_read fuzz_levels
 #              fuzz_predict"
 #   RUNS=10000000         executions per reader harness (0: no limit)
-#   LEVELS_RUNS=1000000   executions of fuzz_levels (each checks 5 levels
-#                         against brute force)
+#   LEVELS_RUNS=200000    executions of fuzz_levels (each checks 5 levels
+#                         against brute force: a few hundred a second)
 #   PREDICT_RUNS=20000    executions of fuzz_predict (each enumerates with
 #                         Z3 and the brute-force oracle: ~80 per second)
 #   SECONDS_MAX=3600      time limit per harness
@@ -28,7 +28,7 @@ BUILD=${BUILD:-build-fuzz}
 case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
 HARNESSES=${HARNESSES:-fuzz_read_json fuzz_read_text fuzz_read_plume fuzz_read_awdit fuzz_read_dbcop fuzz_read_cobra fuzz_read fuzz_levels fuzz_predict}
 RUNS=${RUNS:-10000000}
-LEVELS_RUNS=${LEVELS_RUNS:-1000000}
+LEVELS_RUNS=${LEVELS_RUNS:-200000}
 PREDICT_RUNS=${PREDICT_RUNS:-20000}
 SECONDS_MAX=${SECONDS_MAX:-3600}
 JOBS=${JOBS:-2}
