@@ -31,7 +31,7 @@ ip_builder *ip_builder_new(const char *file, const char *initial_name,
     b->extra = IP_NONE;
     /* handle 0 is the initial transaction */
     if (b->initial_sid == IP_NONE || b->null_sid == IP_NONE ||
-        !GROW(b->txns, b->n_txns, b->cap_txns) || !sync_sid_maps(b)) {
+        !BLD_GROW(b->txns, b->n_txns, b->cap_txns) || !bld_sync_sid_maps(b)) {
         ip_builder_free(b);
         return NULL;
     }
@@ -61,12 +61,12 @@ void ip_builder_free(ip_builder *b)
 void ip_builder_set_initial_value(ip_builder *b, const char *value)
 {
     uint32_t sid = ip_intern_add(&b->in, value, strlen(value));
-    if (sid != IP_NONE && sync_sid_maps(b))
+    if (sid != IP_NONE && bld_sync_sid_maps(b))
         b->initial_value = sid;
 }
 
 /* Keep the sid-indexed lookup arrays as long as the string table. */
-bool sync_sid_maps(ip_builder *b)
+bool bld_sync_sid_maps(ip_builder *b)
 {
     if (b->in.n <= b->sid_cap)
         return true;
@@ -89,10 +89,10 @@ bool sync_sid_maps(ip_builder *b)
     return true;
 }
 
-uint32_t intern(ip_builder *b, const char *s)
+uint32_t bld_intern(ip_builder *b, const char *s)
 {
     uint32_t sid = ip_intern_add(&b->in, s, strlen(s));
-    if (sid == IP_NONE || !sync_sid_maps(b))
+    if (sid == IP_NONE || !bld_sync_sid_maps(b))
         return IP_NONE;
     return sid;
 }
@@ -108,13 +108,13 @@ uint32_t ip_builder_session(ip_builder *b, const char *name, ip_error *err)
     if (!name || !*name)
         return ip_fail(err, "%s: sessions[%u].id: empty session id", b->file,
                        b->n_sessions), IP_NONE;
-    uint32_t sid = intern(b, name);
+    uint32_t sid = bld_intern(b, name);
     if (sid == IP_NONE)
         return oom(err);
     if (b->session_of_sid[sid] != IP_NONE)
         return ip_fail(err, "%s: sessions[%u].id: duplicate session id '%s'",
                        b->file, b->n_sessions, name), IP_NONE;
-    if (!GROW(b->sessions, b->n_sessions, b->cap_sessions))
+    if (!BLD_GROW(b->sessions, b->n_sessions, b->cap_sessions))
         return oom(err);
     b->sessions[b->n_sessions] = (pending_session){.name = sid,
                                                    .extra = IP_NONE};
@@ -135,7 +135,7 @@ uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
     if (!name || !*name)
         return ip_fail(err, "%s:%s: empty transaction id", b->file, where),
                IP_NONE;
-    uint32_t sid = intern(b, name);
+    uint32_t sid = bld_intern(b, name);
     if (sid == IP_NONE)
         return oom(err);
     if (sid == b->initial_sid)
@@ -145,7 +145,7 @@ uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
     if (b->txn_of_sid[sid] != IP_NONE)
         return ip_fail(err, "%s:%s: duplicate transaction id '%s'", b->file,
                        where, name), IP_NONE;
-    if (!GROW(b->txns, b->n_txns, b->cap_txns))
+    if (!BLD_GROW(b->txns, b->n_txns, b->cap_txns))
         return oom(err);
     b->txns[b->n_txns] = (pending_txn){
         .name = sid, .session = session, .index = s->n_txns,
@@ -166,17 +166,17 @@ static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, const char *value, uint32_t from_sid,
                    uint32_t from_txn, uint32_t line, ip_error *err)
 {
-    uint32_t ksid = intern(b, key ? key : "");
-    uint32_t vsid = value ? intern(b, value) : IP_NONE;
+    uint32_t ksid = bld_intern(b, key ? key : "");
+    uint32_t vsid = value ? bld_intern(b, value) : IP_NONE;
     if (ksid == IP_NONE || (value && vsid == IP_NONE))
         return oom(err), false;
     if (b->key_of_sid[ksid] == IP_NONE) {
-        if (!GROW(b->key_sid, b->n_keys, b->cap_keys))
+        if (!BLD_GROW(b->key_sid, b->n_keys, b->cap_keys))
             return oom(err), false;
         b->key_sid[b->n_keys] = ksid;
         b->key_of_sid[ksid] = b->n_keys++;
     }
-    if (!GROW(b->ops, b->n_ops, b->cap_ops))
+    if (!BLD_GROW(b->ops, b->n_ops, b->cap_ops))
         return oom(err), false;
     b->txns[txn].last_op = b->n_ops;
     b->ops[b->n_ops++] = (pending_op){
@@ -191,7 +191,7 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    uint32_t line, ip_error *err)
 {
     uint32_t from_sid = IP_NONE;
-    if (kind == IP_READ && from && (from_sid = intern(b, from)) == IP_NONE)
+    if (kind == IP_READ && from && (from_sid = bld_intern(b, from)) == IP_NONE)
         return oom(err), false;
     return add_op(b, txn, kind, key, value, from_sid, IP_NONE, line, err);
 }
@@ -205,7 +205,7 @@ bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
 }
 
 /* "file:12" or "file: sessions[0].transactions[1].ops[2].field" */
-void locate(const ip_builder *b, const pending_op *op, const char *field,
+void bld_locate(const ip_builder *b, const pending_op *op, const char *field,
             char *buf, size_t n)
 {
     const pending_txn *t = &b->txns[op->txn];
@@ -221,7 +221,7 @@ bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,
                       const char *json, ip_error *err)
 {
     uint32_t sid = IP_NONE;
-    if (json && (sid = intern(b, json)) == IP_NONE)
+    if (json && (sid = bld_intern(b, json)) == IP_NONE)
         return oom(err), false;
     switch (at) {
     case IP_EXTRA_TRACE:

@@ -47,11 +47,16 @@ struct ip_builder {
     uint32_t n_keys, cap_keys;
 };
 
-#define GROW(arr, n, cap)                                                   \
+/* Room for one more element in arr (n used of cap); false when out of
+ * memory. */
+#define BLD_GROW(arr, n, cap)                                                   \
     ((n) < (cap) || ip_grow((void **)&(arr), &(cap), sizeof *(arr)))
-bool sync_sid_maps(ip_builder *b);
-uint32_t intern(ip_builder *b, const char *s);
-void locate(const ip_builder *b, const pending_op *op, const char *field,
-            char *buf, size_t n);
+/* Keep the sid-indexed lookup arrays as long as the string table. */
+bool bld_sync_sid_maps(ip_builder *b);
+/* The sid of s, added when new; IP_NONE when out of memory. */
+uint32_t bld_intern(ip_builder *b, const char *s);
+/* Where op is, for a message: "file:line" or a JSON path, then .field. */
+void bld_locate(const ip_builder *b, const pending_op *op, const char *field,
+                char *buf, size_t n);
 
 #endif

@@ -185,7 +185,7 @@ static bool anomaly_error(finisher *f, const read_ctx *r,
                           const char *what)
 {
     char where[320];
-    locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
+    bld_locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
            sizeof where);
     return ip_fail(f->err, "%s: %s (%s)", where, what, ip_anomaly_name(kind));
 }
@@ -206,7 +206,7 @@ static bool anomaly(finisher *f, const read_ctx *r, ip_anomaly_kind kind,
     }
     if (f->b->mode == IP_STRICT)
         return anomaly_error(f, r, kind, field, what);
-    if (!GROW(t->anomalies, t->n_anomalies, f->cap_anomalies))
+    if (!BLD_GROW(t->anomalies, t->n_anomalies, f->cap_anomalies))
         return fail_oom(f);
     t->anomalies[t->n_anomalies++] =
         (ip_anomaly){.kind = (uint8_t)kind, .op = r->op, .writer = writer};
@@ -219,7 +219,7 @@ static bool input_error(finisher *f, const read_ctx *r, const char *field,
                         const char *what)
 {
     char where[320];
-    locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
+    bld_locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
            sizeof where);
     return ip_fail(f->err, "%s: %s", where, what);
 }
