@@ -491,7 +491,7 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "isopredict: out of memory\n");
         rmdir(d);
         free(dir);
-        return IP_EXIT_USAGE;
+        return IP_EXIT_UNKNOWN;
     }
     snprintf(record, n, "%s/validating.json", d);
     fprintf(stderr, "isopredict validate: replaying %s in %s (--sessions %llu "

@@ -5,10 +5,12 @@
 # and stdout of the run without failures) or stops with exit status 3 and
 # "out of memory" on stderr; never another status, a crash, a partial
 # output file, or a different answer.
-# usage: oom.sh ISOPREDICT_FAILALLOC TRACES_DIR COMMAND [STEP]
-# (STEP > 1 tries every STEP-th allocation only, for slow builds)
+# usage: oom.sh ISOPREDICT_FAILALLOC TRACES_DIR COMMAND [STEP [APPS_DIR]]
+# (STEP > 1 tries every STEP-th allocation only, for slow builds; the
+# validate case replays in APPS_DIR/bank)
 set -u -o pipefail
 BIN=$(realpath "$1") TRACES=$(realpath "$2") CMD=$3 STEP=${4:-1}
+APPS=${5:-}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/oom.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
@@ -33,6 +35,9 @@ run() {   # run DIR: the command, run in DIR, its outputs there
     check_ser)    "$BIN" check --json --level ser "$T" | sed '/"seconds"/d' ;;
     convert)      "$BIN" convert "$T" c.json && cat c.json ;;
     dot)          "$BIN" dot --out d.dot "$T" && cat d.dot ;;
+    validate)     "$BIN" validate --json --app "$APPS/bank" "$V" |
+                      jq -S 'walk(if type == "object" then del(.seconds,
+                             .app) else . end)' ;;
     predict*)     "$BIN" predict --quiet --json --out p "${PREDICT_OPTS[@]}" "$T" > r.json
                   local st=$?
                   # times and memory differ from run to run; the answer may
@@ -46,6 +51,15 @@ run() {   # run DIR: the command, run in DIR, its outputs there
     esac
 }
 
+if [ "$CMD" = validate ]; then
+    # a prediction of a small bank run, to replay
+    mkdir pred
+    (cd pred && "$APPS/bank" --sessions 2 --txns 3 --seed 1 --record t.json \
+         --quiet && IP_FAIL_ALLOC=0 "$BIN" predict --quiet --out p t.json) \
+        > /dev/null
+    V=$(ls "$PWD"/pred/p/*.json 2> /dev/null)
+    [ -n "$V" ] || { echo "FAIL [$CMD]: no prediction to validate" >&2; exit 1; }
+fi
 mkdir base
 (IP_FAIL_ALLOC=0 run base) > base.out 2> base.err
 base=$?
