@@ -12,23 +12,14 @@
 #include "tv.h"
 #include "ts.h"
 
+#include "fuzz_bytes.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct bytes {
-    const uint8_t *p;
-    size_t n, i;
-} bytes;
-
-static unsigned take(bytes *b, unsigned mod)
-{
-    return b->i < b->n ? b->p[b->i++] % mod : 0;
-}
-
-static const char *const KEYS[] = { "x", "y", "z" };
 
 /* Writers declared so far of each key, by txn name. */
 typedef struct writers {
@@ -36,13 +27,13 @@ typedef struct writers {
     unsigned n[3];
 } writers;
 
-static ip_trace *history(bytes *b)
+static ip_trace *history(fuzz_bytes *b)
 {
     ip_error err = {0};
     ip_builder *bd = ip_builder_new("fuzz", "init", IP_STRICT);
     if (!bd)
         return NULL;
-    unsigned n_sess = 1 + take(b, 3), n_txns = 1 + take(b, 6);
+    unsigned n_sess = 1 + fuzz_take(b, 3), n_txns = 1 + fuzz_take(b, 6);
     uint32_t sid[3];
     for (unsigned s = 0; s < n_sess; s++) {
         char name[4] = { 's', (char)('0' + s), 0 };
@@ -56,12 +47,12 @@ static ip_trace *history(bytes *b)
     typedef struct { unsigned n_ops; uint8_t kind[3], key[3], pick[3]; } txn;
     txn tx[6];
     for (unsigned t = 0; t < n_txns; t++) {
-        tx[t].n_ops = 1 + take(b, 3);
+        tx[t].n_ops = 1 + fuzz_take(b, 3);
         bool wrote[3] = { false };
         for (unsigned o = 0; o < tx[t].n_ops; o++) {
-            tx[t].kind[o] = (uint8_t)take(b, 2);
-            tx[t].key[o] = (uint8_t)take(b, 3);
-            tx[t].pick[o] = (uint8_t)take(b, 8);
+            tx[t].kind[o] = (uint8_t)fuzz_take(b, 2);
+            tx[t].key[o] = (uint8_t)fuzz_take(b, 3);
+            tx[t].pick[o] = (uint8_t)fuzz_take(b, 8);
             if (tx[t].kind[o] == IP_WRITE && !wrote[tx[t].key[o]]) {
                 wrote[tx[t].key[o]] = true;
                 snprintf(w.name[tx[t].key[o]][w.n[tx[t].key[o]]++], 8, "t%u",
@@ -80,7 +71,7 @@ static ip_trace *history(bytes *b)
             unsigned k = tx[t].key[o];
             if (tx[t].kind[o] == IP_WRITE) {
                 wrote[k] = true;
-                ok = ip_builder_op(bd, h, IP_WRITE, KEYS[k], NULL, NULL, 0,
+                ok = ip_builder_op(bd, h, IP_WRITE, FUZZ_KEYS[k], NULL, NULL, 0,
                                    &err);
                 continue;
             }
@@ -88,7 +79,7 @@ static ip_trace *history(bytes *b)
                                         : w.name[k][tx[t].pick[o] % w.n[k]];
             if (!wrote[k] && !strcmp(from, name))
                 from = "init";    /* its own write comes later: not local */
-            ok = ip_builder_op(bd, h, IP_READ, KEYS[k], NULL, from, 0, &err);
+            ok = ip_builder_op(bd, h, IP_READ, FUZZ_KEYS[k], NULL, from, 0, &err);
         }
         ok = ok && h != IP_NONE;
     }
@@ -132,7 +123,7 @@ static void expect(const ip_trace *t, ip_level lvl, bool expect)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    bytes b = { data, size, 0 };
+    fuzz_bytes b = { data, size, 0 };
     ip_trace *t = history(&b);
     if (!t)
         return 0;

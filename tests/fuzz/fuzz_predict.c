@@ -13,33 +13,24 @@
 #include "ts.h"
 #include "tv.h"
 
+#include "fuzz_bytes.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct bytes {
-    const uint8_t *p;
-    size_t n, i;
-} bytes;
-
-static unsigned take(bytes *b, unsigned mod)
-{
-    return b->i < b->n ? b->p[b->i++] % mod : 0;
-}
-
-static const char *const KEYS[] = { "x", "y", "z" };
 
 /* A serial run: transactions in byte-chosen sessions, each read sees the
  * latest write of its key; no local reads. */
-static ip_trace *run_of(bytes *b)
+static ip_trace *run_of(fuzz_bytes *b)
 {
     ip_error err = {0};
     ip_builder *bd = ip_builder_new("fuzz", "init", IP_STRICT);
     if (!bd)
         return NULL;
-    unsigned n_sess = 2 + take(b, 2), n_txns = 2 + take(b, 4);
+    unsigned n_sess = 2 + fuzz_take(b, 2), n_txns = 2 + fuzz_take(b, 4);
     uint32_t sid[3];
     for (unsigned s = 0; s < n_sess; s++) {
         char name[4] = { 's', (char)('0' + s), 0 };
@@ -50,16 +41,16 @@ static ip_trace *run_of(bytes *b)
     for (unsigned t = 0; ok && t < n_txns; t++) {
         char name[8];
         snprintf(name, sizeof name, "t%u", t);
-        uint32_t h = ip_builder_txn(bd, sid[take(b, n_sess)], name,
+        uint32_t h = ip_builder_txn(bd, sid[fuzz_take(b, n_sess)], name,
                                     IP_COMMITTED, 0, &err);
         ok = h != IP_NONE;
         bool wrote[3] = { false };
-        for (unsigned o = 0, n = 1 + take(b, 3); ok && o < n; o++) {
-            unsigned k = take(b, 3);
-            bool write = take(b, 2);
+        for (unsigned o = 0, n = 1 + fuzz_take(b, 3); ok && o < n; o++) {
+            unsigned k = fuzz_take(b, 3);
+            bool write = fuzz_take(b, 2);
             if (!write && wrote[k])
                 continue;
-            ok = ip_builder_op(bd, h, write ? IP_WRITE : IP_READ, KEYS[k],
+            ok = ip_builder_op(bd, h, write ? IP_WRITE : IP_READ, FUZZ_KEYS[k],
                                NULL, write ? NULL : last[k], 0, &err);
             wrote[k] |= write;
         }
@@ -82,8 +73,8 @@ static void fail(const char *what)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    bytes b = { data, size, 0 };
-    unsigned sel = take(&b, 4);
+    fuzz_bytes b = { data, size, 0 };
+    unsigned sel = fuzz_take(&b, 4);
     ip_level model = sel & 1 ? IP_LVL_RC : IP_LVL_CAUSAL;
     ip_boundary kind = sel & 2 ? IP_BOUNDARY_STRICT : IP_BOUNDARY_RELAXED;
     ip_trace *obs = run_of(&b);
