@@ -205,9 +205,35 @@ static bool is_dir(const char *path)
     return strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* dbcop keeps each history in a directory of its own, as
+ * DIR/history.bincode: that file, when it exists. */
+static char *dbcop_file_in(const char *dir)
+{
+    static const char name[] = "/history.bincode";
+    size_t n = strlen(dir);
+    char *p = malloc(n + sizeof name);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, n);
+    memcpy(p + n, name, sizeof name);
+    struct stat st;
+    if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+        return p;
+    free(p);
+    return NULL;
+}
+
 ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
                        ip_error *err)
 {
+    if (is_dir(path) && (fmt == IP_FMT_AUTO || fmt == IP_FMT_DBCOP)) {
+        char *file = dbcop_file_in(path);
+        if (file) {
+            ip_trace *t = ip_read_file(file, IP_FMT_DBCOP, mode, err);
+            free(file);
+            return t;
+        }
+    }
     if (is_dir(path) && (fmt == IP_FMT_AUTO || fmt == IP_FMT_COBRA))
         return ip_read_cobra(path, mode, err);
     size_t len = 0;

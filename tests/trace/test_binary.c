@@ -93,6 +93,21 @@ static void test_dbcop(void)
     CU_ASSERT_STRING_EQUAL(writer_of(t, "s1.0", "7"), "s0.0");
     CU_ASSERT_STRING_EQUAL(writer_of(t, "s1.0", "8"), "init");
     ip_trace_free(t);
+    /* dbcop's layout, a directory per history holding history.bincode */
+    char dir[] = "/tmp/dbcop-test.XXXXXX", path[64];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/history.bincode", dir);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(o.b, 1, o.n, f);
+    fclose(f);
+    t = ip_read_file(dir, IP_FMT_AUTO, IP_STRICT, &err);
+    CU_ASSERT_PTR_NOT_NULL(t);
+    if (t)
+        CU_ASSERT_EQUAL(ip_committed_count(t), 2);
+    ip_trace_free(t);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void expect_dbcop_error(const buf *o, const char *what)
