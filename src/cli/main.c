@@ -3,7 +3,9 @@
  * `isopredict [options] TRACE` with no subcommand means predict.
  */
 #include "cli.h"
+#include "encode.h"
 
+#include <cjson/cJSON.h>
 #include <string.h>
 
 typedef struct command {
@@ -46,7 +48,10 @@ int main(int argc, char **argv)
         return IP_EXIT_OK;
     }
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
-        printf("isopredict %s\n", IP_VERSION);
+        char z3[32];
+        ip_encode_z3_version(z3, sizeof z3);
+        printf("isopredict %s (Z3 %s, cJSON %s)\n", IP_VERSION, z3,
+               cJSON_Version());
         return IP_EXIT_OK;
     }
     if (argc < 2) {

@@ -243,4 +243,7 @@ bool ip_encoder_set_fill(ip_encoder *enc, const uint32_t *order, uint32_t n,
 
 void ip_encoder_stats(const ip_encoder *enc, ip_encode_stats *out);
 
+/* The version of the Z3 library in use ("4.8.12.0") into buf (n bytes). */
+void ip_encode_z3_version(char *buf, size_t n);
+
 #endif

@@ -304,3 +304,10 @@ void ip_encoder_stats(const ip_encoder *enc, ip_encode_stats *out)
     if (enc && out)
         *out = enc->st;
 }
+
+void ip_encode_z3_version(char *buf, size_t n)
+{
+    unsigned major, minor, build, rev;
+    Z3_get_version(&major, &minor, &build, &rev);
+    snprintf(buf, n, "%u.%u.%u.%u", major, minor, build, rev);
+}

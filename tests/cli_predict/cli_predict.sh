@@ -161,6 +161,9 @@ JSON
     contains err 'sessions[1].transactions[0].procedur: unknown field; did you mean "procedure"?'
     ;;
 usage)
+    expect 0 "$BIN" --version
+    grep -qE '^isopredict [0-9.]+ \(Z3 4\.[0-9.]+, cJSON [0-9.]+\)$' out ||
+        fail "--version: $(cat out)"
     expect 2 "$BIN" predict --model si "$TRACES/deposit.json"
     contains err "--model must be causal or rc"
     expect 2 "$BIN" predict --boundary loose "$TRACES/deposit.json"
