@@ -187,13 +187,18 @@ double guard_left(const guard *g)
     return g->deadline > 0 ? g->deadline - ip_now() : 1e9;
 }
 
+unsigned guard_ms(double seconds)
+{
+    enum { MAX_MS = 4000000000u };        /* 46 days: no timeout at all */
+    if (seconds <= 0)
+        return 1;
+    return seconds * 1000.0 >= MAX_MS ? MAX_MS
+                                      : (unsigned)(seconds * 1000.0) + 1;
+}
+
 unsigned guard_check_ms(const guard *g)
 {
-    if (g->deadline <= 0)
-        return 0;
-    double left = g->deadline - ip_now();
-    return left <= 0 ? 1 : left > 4e6 ? 4000000000u
-                                      : (unsigned)(left * 1000.0) + 1;
+    return g->deadline > 0 ? guard_ms(g->deadline - ip_now()) : 0;
 }
 
 bool guard_register(guard *g, ip_encoder *e)

@@ -55,6 +55,10 @@ double guard_left(const guard *g);
  * least 1 (a checker given 0 would run unbounded). */
 unsigned guard_check_ms(const guard *g);
 
+/* `seconds` of time left as a timeout in milliseconds for Z3 or a checker:
+ * at least 1 (0 would mean none), at most what an unsigned holds. */
+unsigned guard_ms(double seconds);
+
 /* false when the registry is full (more than 64 live encoders). */
 bool guard_register(guard *g, ip_encoder *e);
 void guard_unregister(guard *g, ip_encoder *e);

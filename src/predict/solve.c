@@ -33,9 +33,9 @@ static bool time_left(const problem *pb, unsigned *ms)
     double left = guard_left(pb->g);
     if (pb->deadline > 0 && pb->deadline - ip_now() < left)
         left = pb->deadline - ip_now();
-    if (left <= 0.0005)
+    if (left * 1000.0 < 0.5)              /* not even a millisecond */
         return false;
-    *ms = left * 1000.0 > 4e9 ? 4000000000u : (unsigned)(left * 1000.0) + 1;
+    *ms = guard_ms(left);
     return true;
 }
 

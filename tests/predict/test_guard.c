@@ -14,6 +14,17 @@ static void wait_stop(guard *g, double seconds)
         nanosleep(&ms, NULL);
 }
 
+/* Seconds left as a Z3 / checker timeout: never 0 (which means none),
+ * never past what an unsigned holds. */
+static void test_ms(void)
+{
+    CU_ASSERT_EQUAL(guard_ms(-3.0), 1u);
+    CU_ASSERT_EQUAL(guard_ms(0.0), 1u);
+    CU_ASSERT_EQUAL(guard_ms(0.0004), 1u);
+    CU_ASSERT_EQUAL(guard_ms(2.5), 2501u);
+    CU_ASSERT_EQUAL(guard_ms(1e12), 4000000000u);
+}
+
 static void test_deadline(void)
 {
     ip_error err = {0};
@@ -74,6 +85,7 @@ static void test_interrupt(void)
 void add_guard_suite(void)
 {
     CU_pSuite s = CU_add_suite("guard", NULL, NULL);
+    CU_add_test(s, "milliseconds", test_ms);
     CU_add_test(s, "deadline", test_deadline);
     CU_add_test(s, "memory budget", test_memory);
     CU_add_test(s, "interrupt and done", test_interrupt);
