@@ -150,18 +150,21 @@ static void stale_free(stale_ranges *r)
     free(r->hi);
 }
 
-/* May read v read from key_writer[q]? */
-static bool candidate_ok(const ip_encoder *e, const stale_ranges *r,
-                         const enc_prune *pr, uint32_t v, uint32_t q)
+typedef enum { CAND_NO, CAND_PRUNED, CAND_YES } cand_verdict;
+
+/* May read v read from key_writer[q]?  CAND_PRUNED: it could by the
+ * boundary and staleness rules, but no valid prediction lets it. */
+static cand_verdict candidate(const ip_encoder *e, const stale_ranges *r,
+                              const enc_prune *pr, uint32_t v, uint32_t q)
 {
     const ip_trace *t = e->tr;
     const ip_event *ev = &t->events[v];
     uint32_t w = t->key_writer[q];
     if (!may_read_from(t, ev->txn, w))
-        return false;
+        return CAND_NO;
     if (r->rank && (r->rank[q] < r->lo[v] || r->rank[q] > r->hi[v]))
-        return false;
-    return !enc_prune_excludes(e, pr, v, w);
+        return CAND_NO;
+    return enc_prune_excludes(e, pr, v, w) ? CAND_PRUNED : CAND_YES;
 }
 
 static bool check_observed(const ip_trace *t, uint32_t v, ip_error *err)
@@ -209,10 +212,9 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
         }
         for (uint32_t q = t->key_writer_first[ev->key];
              q < t->key_writer_first[ev->key + 1]; q++) {
-            bool ok = candidate_ok(e, &sr, &pr, v, q);
-            n += ok;
-            e->st.pruned += !ok && pr.past &&
-                            enc_prune_excludes(e, &pr, v, t->key_writer[q]);
+            cand_verdict c = candidate(e, &sr, &pr, v, q);
+            n += c == CAND_YES;
+            e->st.pruned += c == CAND_PRUNED;
         }
     }
     if (n >= UINT32_MAX) {
@@ -237,7 +239,7 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
         uint32_t c = e->cand_first[v];
         for (uint32_t q = t->key_writer_first[ev->key];
              q < t->key_writer_first[ev->key + 1]; q++) {
-            if (!candidate_ok(e, &sr, &pr, v, q))
+            if (candidate(e, &sr, &pr, v, q) != CAND_YES)
                 continue;
             if (t->key_writer[q] == ev->writer)
                 e->obs_cand[v] = c;

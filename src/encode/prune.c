@@ -17,9 +17,9 @@
  * is a read of an aborted transaction, which no history holds.
  *
  * The forced pasts are a dense matrix over relevant transactions, so they
- * are built only up to PRUNE_MAX_TXNS of them and when the observed
- * so u wr is acyclic (an order to build them in); otherwise nothing is
- * pruned, which is always sound.
+ * are built only up to PRUNE_MAX_TXNS of them, and in a topological order
+ * of the observed so u wr (ip_so_wr_order); when there is none, nothing
+ * is pruned, which is always sound.
  */
 #include "enc_internal.h"
 
@@ -42,92 +42,18 @@ static void merge_max(uint32_t *dst, const uint32_t *src, uint32_t n)
             dst[i] = src[i];
 }
 
-/* The previous relevant transaction of x's session, or IP_NONE. */
+/* The previous committed relevant transaction of x's session, or IP_NONE
+ * (an aborted one is in no history: session order runs past it). */
 static uint32_t prev_relevant(const ip_encoder *e, uint32_t x)
 {
     const ip_trace *t = e->tr;
-    if (x == IP_INIT_TXN)
-        return IP_NONE;
     uint32_t first = t->sessions[t->txns[x].session].txn_first;
     while (x > first) {
         x--;
-        if (e->rel[x] != IP_NONE)
+        if (e->rel[x] != IP_NONE && ip_committed(t, x))
             return x;
     }
     return IP_NONE;
-}
-
-/* The relevant txns whose rows row i is built from: its so-predecessor p
- * and the writers of p's reads (duplicates allowed).  Returns the count;
- * writes them to out when out is not NULL. */
-static uint32_t row_inputs(const ip_encoder *e, uint32_t i, uint32_t *out)
-{
-    const ip_trace *t = e->tr;
-    uint32_t p = prev_relevant(e, e->relv[i]), n = 0;
-    if (p == IP_NONE)
-        return 0;
-    if (out)
-        out[n] = e->rel[p];
-    n++;
-    const ip_txn *tx = &t->txns[p];
-    for (uint32_t j = 0; ip_committed(t, p) && j < tx->ev_count; j++) {
-        const ip_event *ev = &t->events[tx->ev_first + j];
-        if (ev->kind != IP_READ || ev->writer == IP_INIT_TXN ||
-            e->rel[ev->writer] == IP_NONE)
-            continue;
-        if (out)
-            out[n] = e->rel[ev->writer];
-        n++;
-    }
-    return n;
-}
-
-/* Relevant txns in an order where every row's inputs come first (Kahn
- * over so u wr).  False when so u wr is cyclic or out of memory. */
-static bool build_order(const ip_encoder *e, uint32_t *order)
-{
-    uint32_t n = e->n_rel;
-    uint32_t *first = calloc(n + 2, sizeof *first);
-    uint32_t *indeg = calloc(n + 1, sizeof *indeg);
-    bool ok = first && indeg;
-    for (uint32_t i = 0; ok && i < n; i++)
-        first[i + 1] = first[i] + row_inputs(e, i, NULL);
-    uint32_t m = ok ? first[n] : 0;
-    uint32_t *in = ok ? malloc(sizeof *in * (m + 1)) : NULL;
-    uint32_t *out_first = ok ? calloc(n + 2, sizeof *out_first) : NULL;
-    uint32_t *out = ok ? malloc(sizeof *out * (m + 1)) : NULL;
-    ok = ok && in && out_first && out;
-    uint32_t tail = 0;
-    if (ok) {
-        for (uint32_t i = 0; i < n; i++) {
-            indeg[i] = row_inputs(e, i, &in[first[i]]);
-            for (uint32_t j = first[i]; j < first[i + 1]; j++)
-                out_first[in[j] + 1]++;
-        }
-        for (uint32_t u = 0; u < n; u++)
-            out_first[u + 1] += out_first[u];
-        for (uint32_t i = 0; i < n; i++)
-            for (uint32_t j = first[i]; j < first[i + 1]; j++)
-                out[out_first[in[j]]++] = i;
-        for (uint32_t u = n; u > 0; u--)   /* undo the fill's shift */
-            out_first[u] = out_first[u - 1];
-        out_first[0] = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (indeg[i] == 0)
-                order[tail++] = i;
-        for (uint32_t head = 0; head < tail; head++) {
-            uint32_t u = order[head];
-            for (uint32_t j = out_first[u]; j < out_first[u + 1]; j++)
-                if (--indeg[out[j]] == 0)
-                    order[tail++] = out[j];
-        }
-    }
-    free(first);
-    free(indeg);
-    free(in);
-    free(out_first);
-    free(out);
-    return ok && tail == n;
 }
 
 /* Row of rel i from its so-predecessor p (kept whole) and the writers of
@@ -143,8 +69,7 @@ static void build_row(const ip_encoder *e, enc_prune *pr, uint32_t i,
     const ip_txn *tx = &t->txns[p];
     merge_max(row, past_row(pr, e->rel[p]), pr->n);
     row[e->rel[p]] = tx->ev_count;
-    /* an aborted txn is not in any history: so runs through it, wr not */
-    for (uint32_t j = 0; ip_committed(t, p) && j < tx->ev_count; j++) {
+    for (uint32_t j = 0; j < tx->ev_count; j++) {
         const ip_event *ev = &t->events[tx->ev_first + j];
         if (ev->kind != IP_READ || ev->writer == IP_INIT_TXN ||
             e->rel[ev->writer] == IP_NONE)
@@ -167,23 +92,27 @@ bool enc_prune_build(ip_encoder *e, enc_prune *pr, ip_error *err)
     uint32_t n = e->n_rel;
     if (n > PRUNE_MAX_TXNS)
         return true;
-    uint32_t *order = malloc(sizeof *order * (n + 1));
+    const ip_trace *t = e->tr;
+    uint32_t *order = malloc(sizeof *order * (t->n_txns + 1));
     uint32_t *merged = calloc(n + 1, sizeof *merged);
     pr->past = calloc((size_t)n * n + 1, sizeof *pr->past);
-    if (!order || !merged || !pr->past) {
+    uint32_t m = 0;
+    if (!order || !merged || !pr->past || !ip_so_wr_order(t, order, &m)) {
         free(order);
         free(merged);
         enc_prune_free(pr);
         return ip_fail(err, "encode: out of memory");
     }
     pr->n = n;
-    bool ordered = build_order(e, order);
-    for (uint32_t k = 0; ordered && k < n && !enc_halted(e); k++)
-        build_row(e, pr, order[k], merged);
+    /* rows in an order of so u wr: a row's inputs come before it */
+    bool ordered = m == ip_committed_count(t);
+    for (uint32_t k = 0; ordered && k < m && !enc_halted(e); k++)
+        if (e->rel[order[k]] != IP_NONE)
+            build_row(e, pr, e->rel[order[k]], merged);
     free(order);
     free(merged);
     if (!ordered)
-        enc_prune_free(pr);   /* cyclic so u wr (or no memory): no pruning */
+        enc_prune_free(pr);   /* cyclic so u wr: no pruning */
     return true;
 }
 

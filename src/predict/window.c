@@ -14,75 +14,6 @@
 
 /* ---- the observed order ---------------------------------------------- */
 
-/* Kahn over so and the observed wr of the committed transactions. */
-static bool topological(run_state *rs)
-{
-    const ip_trace *t = rs->obs;
-    uint32_t n = t->n_txns;
-    uint32_t *indeg = calloc(n + 1, sizeof *indeg);
-    uint32_t *first = calloc(n + 2, sizeof *first);
-    uint32_t *succ = malloc(sizeof *succ * (t->n_events + n + 1));
-    uint32_t *queue = malloc(sizeof *queue * (n + 1));
-    bool ok = indeg && first && succ && queue;
-    /* edges: reader's events name their writer; so: previous committed */
-    for (int pass = 0; ok && pass < 2; pass++) {
-        for (uint32_t x = 1; x < n; x++) {
-            if (!ip_committed(t, x))
-                continue;
-            const ip_txn *tx = &t->txns[x];
-            for (uint32_t i = 0; i < tx->ev_count; i++) {
-                const ip_event *ev = &t->events[tx->ev_first + i];
-                if (ev->kind != IP_READ || ev->writer == IP_INIT_TXN)
-                    continue;
-                if (pass == 0)
-                    first[ev->writer + 1]++;
-                else
-                    succ[first[ev->writer]++] = x;
-            }
-            uint32_t p = x;
-            while (p > t->sessions[tx->session].txn_first &&
-                   !ip_committed(t, p - 1))
-                p--;
-            if (p > t->sessions[tx->session].txn_first) {
-                if (pass == 0)
-                    first[p - 1 + 1]++;
-                else
-                    succ[first[p - 1]++] = x;
-            }
-        }
-        if (pass == 0)
-            for (uint32_t x = 0; x < n; x++)
-                first[x + 1] += first[x];
-    }
-    if (ok) {
-        /* pass 1 advanced first[x] to the end of x's list */
-        for (uint32_t x = n; x > 0; x--)
-            first[x] = first[x - 1];
-        first[0] = 0;
-        for (uint32_t x = 1; x < n; x++)
-            for (uint32_t i = first[x]; i < first[x + 1]; i++)
-                indeg[succ[i]]++;
-        uint32_t head = 0, tail = 0;
-        for (uint32_t x = 1; x < n; x++)
-            if (ip_committed(t, x) && indeg[x] == 0)
-                queue[tail++] = x;
-        rs->n_order = 0;
-        while (head < tail) {
-            uint32_t x = queue[head++];
-            rs->order[rs->n_order++] = x;
-            for (uint32_t i = first[x]; i < first[x + 1]; i++)
-                if (--indeg[succ[i]] == 0)
-                    queue[tail++] = succ[i];
-        }
-        rs->has_order = rs->n_order == ip_committed_count(t);
-    }
-    free(indeg);
-    free(first);
-    free(succ);
-    free(queue);
-    return ok;
-}
-
 bool run_observed_order(run_state *rs, bool *serializable)
 {
     const ip_trace *t = rs->obs;
@@ -104,8 +35,11 @@ bool run_observed_order(run_state *rs, bool *serializable)
         rs->has_order = rs->n_order == ip_committed_count(t);
     }
     ip_verdict_free(&v);
-    if (!rs->has_order && !topological(rs))
-        return ip_fail(rs->err, "prediction: out of memory");
+    if (!rs->has_order) {
+        if (!ip_so_wr_order(t, rs->order, &rs->n_order))
+            return ip_fail(rs->err, "prediction: out of memory");
+        rs->has_order = rs->n_order == ip_committed_count(t);
+    }
     for (uint32_t x = 0; x < t->n_txns; x++)
         rs->pos[x] = x == IP_INIT_TXN ? 0 : IP_NONE;
     for (uint32_t i = 0; rs->has_order && i < rs->n_order; i++)

@@ -198,6 +198,13 @@ uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key);
 /* so(a, b): a precedes b in session order (txn 0 precedes everything). */
 bool ip_so(const ip_trace *t, uint32_t a, uint32_t b);
 
+/* A topological order of session order and the observed write-read edges
+ * over the committed transactions other than txn 0, into order (room for
+ * n_txns entries); *n is its length, less than ip_committed_count when so
+ * u wr has a cycle (the transactions on or after it are left out).  False
+ * when out of memory.  Linear in transactions and events. */
+bool ip_so_wr_order(const ip_trace *t, uint32_t *order, uint32_t *n);
+
 /* Make room for more elements of size elem in *arr: the capacity doubles
  * (64 at first), so appends are amortized O(1).  False when out of
  * memory (*arr and *cap unchanged). */
