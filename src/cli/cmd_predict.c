@@ -63,7 +63,9 @@ static void usage(FILE *out)
         "Predict a feasible execution of the traced application that is valid\n"
         "under a weak isolation model but unserializable.  Every prediction is\n"
         "confirmed by the independent checkers before it is reported.\n\n"
-        "  --model causal|rc           weak isolation model (default causal)\n"
+        "  --model causal|rc|ra|si     weak isolation model (default causal): causal\n"
+        "                              consistency, read committed, read atomic,\n"
+        "                              snapshot isolation\n"
         "  --boundary strict|relaxed   prediction boundary (default relaxed)\n"
         "  --encoding approx|exact|approx-rank\n"
         "                              unserializability: a pco cycle (approx, the\n"
@@ -93,7 +95,7 @@ static void usage(FILE *out)
         "                              formula (eager), or each candidate checked and\n"
         "                              violations forbidden (lazy; auto: eager only\n"
         "                              for causal, strict, formulas up to 3 M\n"
-        "                              literals)\n"
+        "                              literals, and for si, which has no lazy form)\n"
         "  --shard I/N                 solve only the I-th of N parts of the windows\n"
         "  --quiet                     no progress lines on stderr\n\n"
         "exit status: 0 no prediction, 1 prediction found, 2 usage or input error,\n"
@@ -135,9 +137,9 @@ static int take_option(predict_args *a, int c, const char *arg)
     switch (c) {
     case OPT_MODEL:
         if (!ip_level_parse(arg, &a->opts.model) ||
-            (a->opts.model != IP_LVL_CAUSAL && a->opts.model != IP_LVL_RC))
-            return cli_usage_error(CMD, "--model must be causal or rc, not "
-                                   "'%s'", arg);
+            a->opts.model == IP_LVL_SER)
+            return cli_usage_error(CMD, "--model must be causal, rc, ra or "
+                                   "si, not '%s'", arg);
         return -1;
     case OPT_BOUNDARY:
         if (!ip_boundary_parse(arg, &a->opts.boundary))
@@ -251,6 +253,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
                                "--search bounded");
     if (a->bounds_set)
         a->opts.search = IP_SEARCH_BOUNDED;
+    if (a->opts.model == IP_LVL_SI && a->opts.weak == IP_WEAK_LAZY)
+        return cli_usage_error(CMD, "--weak-isolation lazy is not available "
+                               "under --model si (use eager or auto)");
     return -1;
 }
 

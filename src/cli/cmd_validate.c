@@ -201,10 +201,9 @@ static int read_prediction(validate_args *a, ip_level *model)
                 "predicted history; make one with 'isopredict predict')\n",
                 a->path);
         status = IP_EXIT_USAGE;
-    } else if (!m || !ip_level_parse(m, model) ||
-               (*model != IP_LVL_CAUSAL && *model != IP_LVL_RC)) {
-        fprintf(stderr, "isopredict: %s: prediction.model: expected \"causal\" "
-                "or \"rc\"\n", a->path);
+    } else if (!m || !ip_level_parse(m, model) || *model == IP_LVL_SER) {
+        fprintf(stderr, "isopredict: %s: prediction.model: expected \"causal\", "
+                "\"rc\", \"ra\" or \"si\"\n", a->path);
         status = IP_EXIT_USAGE;
     } else {
         take_workload(&a->w, root);

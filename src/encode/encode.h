@@ -87,7 +87,7 @@ typedef enum {
 } ip_encoding;
 
 typedef struct ip_encode_opts {
-    ip_level model;           /* IP_LVL_CAUSAL or IP_LVL_RC */
+    ip_level model;           /* IP_LVL_RC, _RA, _CAUSAL or _SI */
     ip_boundary boundary;
     ip_encoding encoding;
     /* Staleness bound (0 = none): a read may only read a write of its key
@@ -104,7 +104,8 @@ typedef struct ip_encode_opts {
      * a violation's cycle with ip_encoder_forbid.  Only for an observed
      * trace whose so u wr is acyclic: then the relaxed boundary's taint
      * definition has a single solution without the commit positions
-     * (SEMANTICS.md).  Far smaller formulas; more solver calls. */
+     * (SEMANTICS.md).  Far smaller formulas; more solver calls.  Not
+     * under si: an si violation is not a cycle of facts (an error). */
     bool lazy_weak;
     /* Keep the candidate writers that the forced pasts exclude (see
      * "Pruned candidates" in SEMANTICS.md); for tests that compare. */

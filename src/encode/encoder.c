@@ -138,9 +138,13 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
         ip_fail(err, "encode: no trace or options");
         return NULL;
     }
-    if (opts->model != IP_LVL_CAUSAL && opts->model != IP_LVL_RC) {
-        ip_fail(err, "encode: model must be causal or rc, not %s",
+    if (opts->model == IP_LVL_SER || opts->model >= IP_LVL_COUNT) {
+        ip_fail(err, "encode: model must be rc, ra, causal or si, not %s",
                 ip_level_name(opts->model));
+        return NULL;
+    }
+    if (opts->model == IP_LVL_SI && opts->lazy_weak) {
+        ip_fail(err, "encode: si has no lazy weak isolation");
         return NULL;
     }
     if (opts->boundary != IP_BOUNDARY_STRICT &&

@@ -375,7 +375,8 @@ enum { BYTES_PER_LITERAL = 300 };
  * the terms are those that dominate on real traces: candidate choice,
  * the arbitration clauses per read, writer and other writer of its key,
  * and for causal the hb closure's clauses per candidate edge and
- * relevant transaction (the last two not with lazy_weak). */
+ * relevant transaction, for si the conflict rule per pair of writers of a
+ * key (the last three not with lazy_weak). */
 bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
                          ip_encode_estimate *out, ip_error *err)
 {
@@ -406,8 +407,14 @@ bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
             continue;
         if (opts->model == IP_LVL_CAUSAL)
             lits += 4 * c * w + 3 * c * n_rel;
-        else
+        else    /* rc, ra; si also has its conflict rule, below */
             lits += 5 * c * w;
+    }
+    /* si's conflict rule: four literals per pair of writers of a key */
+    for (uint32_t k = 0; !lazy && opts->model == IP_LVL_SI && k < obs->n_keys;
+         k++) {
+        uint64_t w = obs->key_writer_first[k + 1] - obs->key_writer_first[k];
+        lits += 2 * w * w;
     }
     uint64_t pairs = n_rel * n_rel;
     /* dense pair arrays: hb (causal), pco and rank (approx-rank) */

@@ -169,5 +169,7 @@ bool enc_prune_excludes(const ip_encoder *e, const enc_prune *pr, uint32_t v,
         return false;
     if (w != IP_INIT_TXN && past_row(pr, e->rel[w])[e->rel[x]] > 0)
         return true;
-    return e->opts.model == IP_LVL_CAUSAL && stale(e, pr, x, ev->key, w);
+    /* si histories are causal too */
+    return (e->opts.model == IP_LVL_CAUSAL || e->opts.model == IP_LVL_SI) &&
+           stale(e, pr, x, ev->key, w);
 }

@@ -1,7 +1,8 @@
 /* weak.c - weak isolation of the predicted history (paper 4.3 / B.3):
  * an integer commit position per relevant transaction, consistent with
- * so, wr and the model's arbitration (ww_causal or ww_rc).  The same
- * order makes hb acyclic inside the relaxed boundary (SEMANTICS.md). */
+ * so, wr and the model's arbitration (ww_causal, ww_ra or ww_rc); under
+ * si a start and a commit point per transaction.  The same order makes
+ * hb acyclic inside the relaxed boundary (SEMANTICS.md). */
 #include "enc_internal.h"
 
 #include <stdlib.h>
@@ -257,6 +258,130 @@ static bool encode_ww_rc(ip_encoder *e)
     return true;
 }
 
+/* ww_ra(t1,t2): t3 reads k from t2 and t1 (so u wr) t3 in one step (not
+ * hb: read atomic does not close under transitivity); t1's write kept.
+ * The wr step is any key's read of t3 from t1 within the history. */
+static void encode_ww_ra(ip_encoder *e)
+{
+    const ip_trace *t = e->tr;
+    for (uint32_t gi = 0; gi < e->n_groups && !enc_halted(e); gi++) {
+        const enc_group *g = &e->groups[gi];
+        uint32_t t3 = g->txn;
+        for (uint32_t w = t->key_writer_first[g->key];
+             w < t->key_writer_first[g->key + 1]; w++) {
+            uint32_t t1 = t->key_writer[w];
+            if (t1 == IP_INIT_TXN || t1 == t3)
+                continue;
+            Z3_ast step = ip_so(t, t1, t3)
+                              ? e->t
+                              : enc_wr(e, e->rel[t1], e->rel[t3], false);
+            if (lit_is_false(e, step))
+                continue;
+            Z3_ast exists = enc_write_exists(e, t1, g->key);
+            for (uint32_t i = 0; i < g->cand_count; i++) {
+                uint32_t t2 = e->gcand[g->cand_first + i];
+                if (t2 == t1)
+                    continue;
+                Z3_ast c[4] = { lit_not(e, e->gwr_hist[g->wr_first + i]),
+                                lit_not(e, step), lit_not(e, exists),
+                                co_lt(e, t1, t2) };
+                enc_clause(e, c, 4);
+            }
+        }
+    }
+}
+
+/* Snapshot isolation as its operational definition, which is equivalent
+ * to the axioms Prefix and Conflict over a commit order (SEMANTICS.md):
+ * every relevant txn has a start point st and a commit point co, st <
+ * co; a txn sees exactly the txns that commit before its start; so and
+ * wr (within the boundary, as for the other models) go from commit to
+ * start.  A read of k from t2 sees no later commit of k before its start
+ * (read rule), and two writers of one key never overlap (conflict rule).
+ * Txn 0 commits before every start (NULL: minus infinity). */
+static bool encode_si(ip_encoder *e)
+{
+    const ip_trace *t = e->tr;
+    uint32_t n = e->n_rel;
+    Z3_ast *st = calloc(n + 1, sizeof *st);
+    if (!st)
+        return false;
+    for (uint32_t i = 1; i < n; i++) {
+        st[i] = lit_int(e, "st", e->relv[i], 0);
+        e->co[i] = lit_int(e, "co", e->relv[i], 0);
+        enc_assert(e, lit_lt(e, st[i], e->co[i]));
+    }
+    for (uint32_t s = 0; s < t->n_sessions; s++) {
+        Z3_ast prev = NULL;
+        const ip_session *se = &t->sessions[s];
+        for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count;
+             x++) {
+            if (e->rel[x] == IP_NONE)
+                continue;
+            enc_assert(e, lit_lt(e, prev, st[e->rel[x]]));
+            prev = e->co[e->rel[x]];
+        }
+    }
+    for (uint32_t b = 1; b < n && !enc_halted(e); b++)
+        for (uint32_t i = e->wr_first[b]; i < e->wr_first[b + 1]; i++) {
+            uint32_t a = e->wr_src[i];
+            if (a == 0 || lit_is_false(e, e->wr_b[i]))
+                continue;
+            Z3_ast c[2] = { lit_not(e, e->wr_b[i]), lit_lt(e, e->co[a], st[b]) };
+            enc_clause(e, c, 2);
+        }
+    /* read rule: t3 reads k from t2; another writer t1 of k committed
+     * before t2 or not before t3's start */
+    for (uint32_t gi = 0; gi < e->n_groups && !enc_halted(e); gi++) {
+        const enc_group *g = &e->groups[gi];
+        uint32_t t3 = e->rel[g->txn];
+        for (uint32_t w = t->key_writer_first[g->key];
+             w < t->key_writer_first[g->key + 1]; w++) {
+            uint32_t t1 = t->key_writer[w];
+            if (t1 == IP_INIT_TXN || t1 == g->txn)
+                continue;
+            Z3_ast exists = enc_write_exists(e, t1, g->key);
+            Z3_ast c1 = e->co[e->rel[t1]];
+            for (uint32_t i = 0; i < g->cand_count; i++) {
+                uint32_t t2 = e->gcand[g->cand_first + i];
+                if (t2 == t1)
+                    continue;
+                Z3_ast c[4] = { lit_not(e, e->gwr_hist[g->wr_first + i]),
+                                lit_not(e, exists),
+                                lit_lt(e, c1, e->co[e->rel[t2]]),
+                                lit_not(e, lit_lt(e, c1, st[t3])) };
+                enc_clause(e, c, 4);
+            }
+        }
+    }
+    /* conflict rule: writers of one key do not overlap (so-ordered pairs
+     * never do) */
+    for (uint32_t k = 0; k < t->n_keys && !enc_halted(e); k++) {
+        if (!enc_key_shared(t, k))
+            continue;
+        uint32_t lo = t->key_writer_first[k], hi = t->key_writer_first[k + 1];
+        for (uint32_t a = lo; a < hi; a++) {
+            uint32_t t1 = t->key_writer[a];
+            if (t1 == IP_INIT_TXN || e->rel[t1] == IP_NONE)
+                continue;
+            for (uint32_t b = a + 1; b < hi; b++) {
+                uint32_t t4 = t->key_writer[b];
+                if (t4 == IP_INIT_TXN || e->rel[t4] == IP_NONE ||
+                    ip_so(t, t1, t4) || ip_so(t, t4, t1))
+                    continue;
+                uint32_t i1 = e->rel[t1], i4 = e->rel[t4];
+                Z3_ast c[4] = { lit_not(e, enc_write_exists(e, t1, k)),
+                                lit_not(e, enc_write_exists(e, t4, k)),
+                                lit_lt(e, e->co[i1], st[i4]),
+                                lit_lt(e, e->co[i4], st[i1]) };
+                enc_clause(e, c, 4);
+            }
+        }
+    }
+    free(st);
+    return true;
+}
+
 bool enc_weak(ip_encoder *e, ip_error *err)
 {
     uint64_t np = (uint64_t)e->n_rel * e->n_rel;
@@ -268,14 +393,26 @@ bool enc_weak(ip_encoder *e, ip_error *err)
      * encode.h, lazy_weak) */
     if (e->opts.lazy_weak && e->opts.encoding != IP_ENC_APPROX_RANK)
         return true;
+    bool ok = true;
+    if (e->opts.model == IP_LVL_SI)
+        return encode_si(e) ? enc_z3_ok(e, err, "encoding weak isolation")
+                            : ip_fail(err, "encode: out of memory");
     encode_order_edges(e);
-    if (e->opts.model == IP_LVL_CAUSAL) {
+    switch (e->opts.model) {
+    case IP_LVL_CAUSAL:
         e->hb = calloc(np + 1, sizeof *e->hb);
-        if (!e->hb || !encode_hb(e))
-            return ip_fail(err, "encode: out of memory");
-        encode_ww_causal(e);
-    } else if (!encode_ww_rc(e)) {
-        return ip_fail(err, "encode: out of memory");
+        ok = e->hb && encode_hb(e);
+        if (ok)
+            encode_ww_causal(e);
+        break;
+    case IP_LVL_RA:
+        encode_ww_ra(e);
+        break;
+    default:
+        ok = encode_ww_rc(e);
+        break;
     }
+    if (!ok)
+        return ip_fail(err, "encode: out of memory");
     return enc_z3_ok(e, err, "encoding weak isolation");
 }

@@ -41,9 +41,10 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
 void ip_prediction_clear(ip_prediction *p);
 
 /* The facts (observed ids, encode.h) that give p's history the cycle c
- * of a violation of `model` (causal or rc): its wr edges as reads, so
+ * of a violation of `model` (rc, ra or causal): its wr edges as reads, so
  * edges as presence, co edges as their axiom instance (the reads, the
- * first writer's write and, for causal, a path of so and wr).  *out is
+ * first writer's write and, for ra, one so or wr edge, for causal, a path
+ * of so and wr).  *out is
  * malloc'ed.  False with err set when a fact cannot be stated. */
 bool ip_violation_facts(const ip_trace *obs, const ip_prediction *p,
                         ip_level model, const ip_cycle *c, ip_fact **out,

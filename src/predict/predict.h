@@ -6,7 +6,7 @@
  * predicted history (a new ip_trace, built from the observed one through
  * the trace builder), and confirms every candidate with the independent
  * checkers of validate.h before reporting it:
- *   - the history must satisfy the weak model (causal or rc), and
+ *   - the history must satisfy the weak model (rc, ra, causal or si), and
  *   - the history must violate serializability.
  * Nothing unconfirmed is ever reported as a prediction.
  *
@@ -100,7 +100,7 @@ typedef enum {
 } ip_weak_mode;
 
 typedef struct ip_predict_opts {
-    ip_level model;            /* IP_LVL_CAUSAL or IP_LVL_RC */
+    ip_level model;            /* IP_LVL_RC, _RA, _CAUSAL or _SI */
     ip_boundary boundary;
     ip_encoding encoding;
     unsigned timeout_ms;       /* whole run, 0 = none */
@@ -277,6 +277,13 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
 /* "t1 -rw(x)-> t2 -wr(y)-> t1" into buf (truncated with "..."). */
 void ip_cycle_describe(const ip_trace *h, const ip_cycle *c, char *buf,
                        size_t n);
+
+/* The classic name of an unserializability cycle of two transactions, or
+ * NULL: "write skew" (each reads a key the other overwrites, two keys),
+ * "lost update" (an rw and an rw or ww edge on one key: one transaction's
+ * read missed a write of that key that its own write then overwrote or
+ * was overwritten by).  Only the cycle's shape is looked at. */
+const char *ip_cycle_anomaly(const ip_cycle *c);
 
 /* The predicted history as DOT: changed wr edges bold orange, the
  * unserializability cycle bold red. */

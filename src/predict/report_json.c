@@ -107,6 +107,9 @@ static bool add_lists(cJSON *o, const ip_trace *obs, const ip_prediction *p,
         for (uint32_t i = 0; i < c->n_edges; i++)
             if (!push(cy, edge_json(h, &c->edges[i])))
                 return false;
+        const char *name = ip_cycle_anomaly(c);
+        if (name && !cJSON_AddStringToObject(o, "anomaly", name))
+            return false;
     }
     return true;
 }

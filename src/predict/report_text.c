@@ -50,6 +50,21 @@ void ip_cycle_describe(const ip_trace *h, const ip_cycle *c, char *buf,
     }
 }
 
+const char *ip_cycle_anomaly(const ip_cycle *c)
+{
+    if (!c || c->n_edges != 2)
+        return NULL;
+    const ip_edge *a = &c->edges[0], *b = &c->edges[1];
+    bool rw_a = a->kind == IP_EDGE_RW, rw_b = b->kind == IP_EDGE_RW;
+    if (rw_a && rw_b && a->key != b->key)
+        return "write skew";
+    bool rw_ww = (rw_a || b->kind == IP_EDGE_WW) &&
+                 (rw_b || a->kind == IP_EDGE_WW);
+    if ((rw_a || rw_b) && rw_ww && a->key == b->key)
+        return "lost update";
+    return NULL;
+}
+
 static void print_boundaries(const ip_trace *obs, const ip_prediction *p,
                              const ip_predict_opts *o, FILE *out)
 {
@@ -106,8 +121,11 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
     print_boundaries(obs, p, o, out);
     if (p->ser_verdict.n_cycles) {
         char buf[1024];
-        ip_cycle_describe(h, &p->ser_verdict.cycles[0], buf, sizeof buf);
-        fprintf(out, "  unserializable, cycle: %s\n", buf);
+        const ip_cycle *c = &p->ser_verdict.cycles[0];
+        const char *name = ip_cycle_anomaly(c);
+        ip_cycle_describe(h, c, buf, sizeof buf);
+        fprintf(out, "  unserializable, cycle: %s%s%s%s\n", buf,
+                name ? " (" : "", name ? name : "", name ? ")" : "");
     }
     fprintf(out, "  %s commit order:", ip_level_name(o->model));
     for (uint32_t i = 0; i < p->model_verdict.n_order && i < 40; i++)

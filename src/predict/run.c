@@ -246,7 +246,8 @@ static ip_predict_result search(run_state *rs, ip_search_info *si)
     }
     bool lazy = o->weak == IP_WEAK_LAZY ||
                 (o->weak == IP_WEAK_AUTO && lazy_by_default(o, &si->estimate));
-    if (lazy && rs->has_order && o->encoding != IP_ENC_APPROX_RANK) {
+    if (lazy && rs->has_order && o->encoding != IP_ENC_APPROX_RANK &&
+        o->model != IP_LVL_SI) {
         eo.lazy_weak = si->lazy_weak = true;
         if (!ip_encoder_estimate(rs->obs, &eo, &si->estimate, rs->err))
             return IP_PREDICT_ERROR;
@@ -289,9 +290,14 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
     si->shards = opts->shards > 1 ? opts->shards : 0;
     *out = NULL;
     *n = 0;
-    if (opts->model != IP_LVL_CAUSAL && opts->model != IP_LVL_RC) {
-        ip_fail(err, "prediction: model must be causal or rc, not %s",
-                ip_level_name(opts->model));
+    if (opts->model == IP_LVL_SER || opts->model >= IP_LVL_COUNT) {
+        ip_fail(err, "prediction: model must be rc, ra, causal or si, not "
+                "%s", ip_level_name(opts->model));
+        return IP_PREDICT_ERROR;
+    }
+    if (opts->model == IP_LVL_SI && opts->weak == IP_WEAK_LAZY) {
+        ip_fail(err, "prediction: si has no lazy weak isolation (an si "
+                "violation is not a cycle the formula can forbid)");
         return IP_PREDICT_ERROR;
     }
     if (opts->shards > 1 && opts->shard >= opts->shards) {

@@ -115,6 +115,16 @@ static bool push_path(facts *fs, uint32_t a, uint32_t b)
     return ok;
 }
 
+/* Facts of one so or wr edge from a to b in h (read atomic's premise). */
+static bool push_step(facts *fs, uint32_t a, uint32_t b)
+{
+    const ip_trace *h = fs->h;
+    if (ip_so(h, a, b))
+        return push(fs, IP_FACT_PRESENT, fs->p->map.obs_txn[b], 0);
+    uint32_t r = find_read(h, b, a, IP_NONE, 0);
+    return r != IP_NONE && push_read(fs, r);
+}
+
 /* A co edge: the axiom instance that orders from before to. */
 static bool push_co(facts *fs, ip_level model, const ip_edge *e)
 {
@@ -133,6 +143,8 @@ static bool push_co(facts *fs, ip_level model, const ip_edge *e)
         !push(fs, IP_FACT_WRITES, fs->p->map.obs_txn[t1],
               fs->obs->events[v].key))
         return false;
+    if (model == IP_LVL_RA)
+        return push_step(fs, t1, t3);
     return model == IP_LVL_RC || push_path(fs, t1, t3);
 }
 

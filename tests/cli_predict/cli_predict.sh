@@ -68,6 +68,25 @@ models)
         expect 1 "$BIN" check --level ser "$f"
         expect 0 "$BIN" check --level rc "$f"
     done
+    # snapshot isolation: write skew, never a lost update
+    expect 1 "$BIN" predict --model si --out si "$TRACES/write-skew.json"
+    contains out "si, relaxed boundary, approx encoding: 1 unserializable prediction"
+    contains out "confirmed: si satisfied, ser violated"
+    contains out "(write skew)"
+    f=si/write-skew.si-relaxed-approx.prediction-1.json
+    expect 0 "$BIN" check --level si "$f"
+    expect 1 "$BIN" check --level ser "$f"
+    expect 1 "$BIN" predict --model si --json --out si2 "$TRACES/write-skew.json"
+    [ "$(jq -r '.predictions[0].anomaly' out)" = "write skew" ] ||
+        fail "si --json: no write skew: $(cat out)"
+    expect 1 "$BIN" predict --model causal --out cc "$TRACES/deposit.json"
+    contains out "(lost update)"
+    expect 0 "$BIN" predict --model si --out si3 "$TRACES/deposit.json"
+    # read atomic: no fractured read, which read committed allows
+    expect 1 "$BIN" predict --model rc --out rc "$TRACES/fractured.json"
+    expect 0 "$BIN" predict --model ra --out ra "$TRACES/fractured.json"
+    expect 1 "$BIN" predict --model ra --out ra2 "$TRACES/deposit.json"
+    expect 0 "$BIN" check --level ra ra2/deposit.ra-relaxed-approx.prediction-1.json
     ;;
 no_overwrite)
     mkdir -p o
@@ -164,8 +183,10 @@ usage)
     expect 0 "$BIN" --version
     grep -qE '^isopredict [0-9.]+ \(Z3 4\.[0-9.]+, cJSON [0-9.]+\)$' out ||
         fail "--version: $(cat out)"
-    expect 2 "$BIN" predict --model si "$TRACES/deposit.json"
-    contains err "--model must be causal or rc"
+    expect 2 "$BIN" predict --model ser "$TRACES/deposit.json"
+    contains err "--model must be causal, rc, ra or si"
+    expect 2 "$BIN" predict --model si --weak-isolation lazy "$TRACES/deposit.json"
+    contains err "not available under --model si"
     expect 2 "$BIN" predict --boundary loose "$TRACES/deposit.json"
     expect 2 "$BIN" predict --encoding fast "$TRACES/deposit.json"
     expect 2 "$BIN" predict --timeout soon "$TRACES/deposit.json"

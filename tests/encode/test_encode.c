@@ -365,7 +365,14 @@ static void test_bad_options(void)
     ip_error err = {0};
     ip_encode_opts o = { .model = IP_LVL_SER, .boundary = IP_BOUNDARY_STRICT, .encoding = IP_ENC_APPROX_RANK };
     CU_ASSERT_PTR_NULL(ip_encoder_new(t, &o, &err));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "causal or rc"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rc, ra, causal or si"));
+    o.model = IP_LVL_SI;
+    o.encoding = IP_ENC_APPROX;
+    o.lazy_weak = true;       /* si has no lazy form */
+    CU_ASSERT_PTR_NULL(ip_encoder_new(t, &o, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no lazy"));
+    o.lazy_weak = false;
+    o.encoding = IP_ENC_APPROX_RANK;
     o.model = IP_LVL_CAUSAL;
     ip_encoder *e = ip_encoder_new(t, &o, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);

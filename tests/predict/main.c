@@ -1,6 +1,6 @@
 /* main.c - runner of the predict unit tests: `test_predict [SUITE]` runs
  * one suite (extract, confirm, oracle, traces, enumerate, micro_causal,
- * micro_rc, random, guard) or all of them. */
+ * micro_rc, micro_ra, micro_si, random, guard) or all of them. */
 #include "suites.h"
 
 #include <CUnit/Basic.h>
@@ -19,6 +19,8 @@ static const suite_entry suites[] = {
     {"enumerate", add_enumerate_suite},
     {"micro_causal", add_micro_causal_suite},
     {"micro_rc", add_micro_rc_suite},
+    {"micro_ra", add_micro_ra_suite},
+    {"micro_si", add_micro_si_suite},
     {"random", add_random_suite},
     {"guard", add_guard_suite},
 };

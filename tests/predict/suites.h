@@ -11,6 +11,8 @@ void add_traces_suite(void);
 void add_enumerate_suite(void);
 void add_micro_causal_suite(void);
 void add_micro_rc_suite(void);
+void add_micro_ra_suite(void);
+void add_micro_si_suite(void);
 void add_random_suite(void);
 void add_guard_suite(void);
 
