@@ -10,11 +10,17 @@
  *           earlier read of t3: both directions are checked.
  *   rc      every t1 writing k that an earlier read of t3 read from
  *           commits before t2.
+ *   ra      every t1 writing k with t1 (so u wr) t3, one step, commits
+ *           before t2; a new read adds a wr predecessor, so (as for
+ *           causal) it may also break an earlier read of t3.
+ *   si      no condition: the replay takes the predicted writers and
+ *           `isopredict validate` checks the run with si's checker.
  * If every read satisfies its condition, co witnesses the model.  Per-key
  * scratch of the open transaction keeps both checks incremental:
  *   wmax[k]  latest writer of k among hb(., t3)            (causal)
  *   rmin[k]  earliest writer t3 read k from, IP_NONE if none (causal)
- *   bmax[k]  latest writer of k among t3's writers so far  (rc)
+ *   bmax[k]  latest writer of k among t3's writers so far  (rc), and
+ *            among its session predecessors too               (ra)
  * Txn 0 writes every key and precedes everything, hence the 0 defaults.
  */
 #include "store_internal.h"
@@ -48,6 +54,15 @@ kv_value kv_written_value(const kv_store *st, uint32_t txn, uint32_t key)
     return KV_ABSENT;
 }
 
+/* bmax: u is a one-step predecessor of the open transaction */
+static void note_writer(kv_store *st, uint32_t u)
+{
+    const kv_txn *x = &st->txns[u];
+    for (uint32_t i = 0; i < x->n_wkeys; i++)
+        if (st->bmax[x->wkeys[i]] < u)
+            st->bmax[x->wkeys[i]] = u;
+}
+
 static void note_hb_writer(kv_store *st, uint32_t u)
 {
     const kv_txn *x = &st->txns[u];
@@ -73,6 +88,24 @@ void kv_cons_begin(kv_store *st, kv_txn *tx)
     for (uint32_t u = 1; u < tx->id; u++)
         if (kv_bit(row, u))
             note_hb_writer(st, u);
+    for (uint32_t u = 1; st->model == KV_MODEL_RA && u < tx->id; u++)
+        if (st->txns[u].session == tx->session && kv_bit(row, u))
+            note_writer(st, u);
+}
+
+/* ra: would w as a wr predecessor of t3 follow a writer t3 already read
+ * one of w's keys from? */
+static bool ra_allows(const kv_store *st, uint32_t key, uint32_t w)
+{
+    if (st->bmax[key] > w)
+        return false;
+    const kv_txn *x = &st->txns[w];
+    for (uint32_t i = 0; i < x->n_wkeys; i++) {
+        uint32_t r = st->rmin[x->wkeys[i]];
+        if (r != IP_NONE && w > r)
+            return false;
+    }
+    return true;
 }
 
 /* causal: would adding w and hb(w) to hb(., t3) break a read of t3? */
@@ -97,12 +130,25 @@ static bool causal_allows(const kv_store *st, const kv_txn *tx, uint32_t key,
     return true;
 }
 
+const char *kv_model_name(kv_model m)
+{
+    static const char *const names[] = { "causal", "rc", "ra", "si" };
+    return (unsigned)m < 4 ? names[m] : "?";
+}
+
 bool kv_cons_allows(const kv_store *st, const kv_txn *tx, uint32_t key,
                     uint32_t writer)
 {
-    if (st->model == KV_MODEL_RC)
+    switch (st->model) {
+    case KV_MODEL_RC:
         return st->bmax[key] <= writer;
-    return causal_allows(st, tx, key, writer);
+    case KV_MODEL_CAUSAL:
+        return causal_allows(st, tx, key, writer);
+    case KV_MODEL_RA:
+        return ra_allows(st, key, writer);
+    default:                  /* si: validate judges the run */
+        return true;
+    }
 }
 
 void kv_cons_read(kv_store *st, kv_txn *tx, uint32_t key, uint32_t w)
@@ -117,10 +163,7 @@ void kv_cons_read(kv_store *st, kv_txn *tx, uint32_t key, uint32_t w)
     }
     if (w < st->rmin[key])
         st->rmin[key] = w;
-    const kv_txn *x = &st->txns[w];
-    for (uint32_t i = 0; i < x->n_wkeys; i++)
-        if (st->bmax[x->wkeys[i]] < w)
-            st->bmax[x->wkeys[i]] = w;
+    note_writer(st, w);
 }
 
 uint32_t kv_cons_latest_allowed(const kv_store *st, const kv_txn *tx,

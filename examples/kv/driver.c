@@ -220,8 +220,7 @@ static cJSON *replay_json(const kv_store *st, const args *a)
     cJSON *divs = kv_store_divergences_json(st);
     bool ok = o && divs &&
               cJSON_AddStringToObject(o, "predicted", a->replay) &&
-              cJSON_AddStringToObject(o, "model", st->model == KV_MODEL_RC
-                                                      ? "rc" : "causal") &&
+              cJSON_AddStringToObject(o, "model", kv_model_name(st->model)) &&
               cJSON_AddBoolToObject(o, "diverged", st->n_divs > 0);
     if (ok && cJSON_AddItemToObject(o, "divergences", divs))
         return o;

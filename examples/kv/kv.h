@@ -15,7 +15,8 @@
  *   replay   the writer a predicted history chose (kv_plan), when that
  *            writer exists in the replay so far, wrote the key, and reading
  *            it keeps the execution valid under the prediction's model
- *            (causal or rc, with the execution order as commit order);
+ *            (causal, rc or ra, with the execution order as commit
+ *            order; si: any writer, validate judges the run);
  *            otherwise the latest writer that keeps it valid, and the read
  *            is recorded as a divergence with its reason.
  *
@@ -64,7 +65,16 @@ uint32_t kv_rng_below(kv_rng *r, uint32_t n);     /* uniform in [0, n) */
 
 /* ---- models for replay ------------------------------------------------------ */
 
-typedef enum { KV_MODEL_CAUSAL = 0, KV_MODEL_RC = 1 } kv_model;
+/* causal, rc and ra: replay keeps the run valid under the model (see
+ * consistency.c).  si: replay takes every predicted writer that exists
+ * and wrote the key, and falls back to the latest writer; `isopredict
+ * validate` then judges the replayed run with si's checker. */
+typedef enum {
+    KV_MODEL_CAUSAL = 0, KV_MODEL_RC = 1, KV_MODEL_RA = 2, KV_MODEL_SI = 3
+} kv_model;
+
+/* "causal", "rc", "ra" or "si". */
+const char *kv_model_name(kv_model m);
 
 /* ---- store ----------------------------------------------------------------- */
 

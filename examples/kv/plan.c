@@ -85,9 +85,13 @@ static bool parse_model(const cJSON *pred, const char *path, kv_model *out,
         *out = KV_MODEL_CAUSAL;
     else if (!strcmp(s, "rc") || !strcmp(s, "read-committed"))
         *out = KV_MODEL_RC;
+    else if (!strcmp(s, "ra") || !strcmp(s, "read-atomic"))
+        *out = KV_MODEL_RA;
+    else if (!strcmp(s, "si") || !strcmp(s, "snapshot-isolation"))
+        *out = KV_MODEL_SI;
     else
-        return plan_fail(err, "%s: prediction.model: '%s' is not causal or rc",
-                         path, s);
+        return plan_fail(err, "%s: prediction.model: '%s' is not causal, "
+                         "rc, ra or si", path, s);
     return true;
 }
 

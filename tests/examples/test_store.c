@@ -290,6 +290,39 @@ static void test_replay_rc_rejects_stale_after_fresh(void)
     kv_store_free(st);
 }
 
+static void test_replay_ra_rejects_fractured_read(void)
+{
+    /* x from init, then y from s1.0: s1.0 becomes a wr predecessor that
+     * writes x, read from the earlier init; read atomic forbids it (rc
+     * allows it, above), so it diverges to init */
+    kv_store *st = replay_two(PLAN("x", "init", "y", "s1.0", "ra"), false,
+                              KV_MODEL_RA);
+    kv_counts c;
+    kv_store_counts(st, &c);
+    CU_ASSERT_EQUAL(c.divergences, 1);
+    ip_trace *t = trace_of(st);
+    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 0), "init");
+    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), "init");
+    ip_verdict v;
+    ip_error err;
+    ip_check_opts o = {0};
+    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_RA, &o, &v, &err), IP_CHECK_OK);
+    ip_verdict_free(&v);
+    ip_trace_free(t);
+    kv_store_free(st);
+    /* y from s1.0 first, then x from init: s1.0 is already a predecessor
+     * writing x, so x diverges to s1.0 */
+    st = replay_two(PLAN("y", "s1.0", "x", "init", "ra"), true, KV_MODEL_RA);
+    kv_store_counts(st, &c);
+    CU_ASSERT_EQUAL(c.divergences, 1);
+    t = trace_of(st);
+    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), "s1.0");
+    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_RA, &o, &v, &err), IP_CHECK_OK);
+    ip_verdict_free(&v);
+    ip_trace_free(t);
+    kv_store_free(st);
+}
+
 static void test_replay_missing_writer(void)
 {
     /* the plan names a writer that never wrote the key */
@@ -315,7 +348,7 @@ static void test_plan_errors(void)
 {
     CU_ASSERT_PTR_NULL(plan_from_text("{\"isopredict_trace\":1,"
                                       "\"sessions\":[]}"));
-    CU_ASSERT_PTR_NULL(plan_from_text(PLAN("x", "init", "y", "init", "si")));
+    CU_ASSERT_PTR_NULL(plan_from_text(PLAN("x", "init", "y", "init", "ser")));
     CU_ASSERT_PTR_NULL(plan_from_text("not json"));
 }
 
@@ -360,6 +393,8 @@ int main(void)
                 test_replay_follows_valid_prediction);
     CU_add_test(s, "replay: causal rejects", test_replay_causal_rejects_later_read);
     CU_add_test(s, "replay: rc rejects", test_replay_rc_rejects_stale_after_fresh);
+    CU_add_test(s, "replay: ra rejects fractured reads",
+                test_replay_ra_rejects_fractured_read);
     CU_add_test(s, "replay: missing writer", test_replay_missing_writer);
     CU_add_test(s, "plan errors", test_plan_errors);
     CU_add_test(s, "names and files", test_names_and_files);

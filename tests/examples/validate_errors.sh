@@ -27,7 +27,7 @@ expect2 "existing --out" "$ip" validate --app "$app" --out "$dir/exists.json" \
 [ ! -s "$dir/exists.json" ] || fail "overwrote --out"
 ls -A "$dir" | grep -q '^\.' && fail "existing --out: temporary files left"
 expect2 "missing app" "$ip" validate --app "$dir/no-such-app" "$dir/pred.json"
-jq '.prediction.model = "si"' "$dir/pred.json" > "$dir/si.json"
+jq '.prediction.model = "ser"' "$dir/pred.json" > "$dir/si.json"
 expect2 "bad model" "$ip" validate --app "$app" "$dir/si.json"
 jq 'del(.workload)' "$dir/pred.json" > "$dir/nowl.json"
 expect2 "no workload" "$ip" validate --app "$app" "$dir/nowl.json"
