@@ -6,6 +6,7 @@
 #
 # Usage: bench/predict/shape.sh [SEEDS...]     (default: 1 2 3)
 # Environment: BUILD=build (directory holding src/cli/isopredict),
+#              MODELS="causal rc ra si",
 #              TIMEOUT=60 (seconds per prediction)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +25,7 @@ for seed in $seeds; do
     trace=$work/tpcc-shape-$seed.json
     python3 "$here/tpcc_shape.py" "$seed" "$trace"
     rw=$("$ip" stats --json "$trace" | jq -r '"\(.reads) | \(.writes)"')
-    for model in causal rc; do
+    for model in ${MODELS:-causal rc ra si}; do
         for strategy in approx-relaxed approx-strict exact-strict; do
             enc=${strategy%-*} bnd=${strategy#*-}
             run=$work/$seed-$model-$strategy

@@ -291,6 +291,118 @@ static void encode_ww_ra(ip_encoder *e)
     }
 }
 
+/* One rw edge candidate of si's pivot condition: reader p reads k from
+ * the group's candidate w, and t3 writes k after w in the commit order. */
+typedef struct rw_term {
+    uint32_t reader, writer;  /* relevant indices of p and t3 */
+    Z3_ast x;
+} rw_term;
+
+/* Clause "pv -> some term of p" over terms[first..first+n) (by p). */
+static void imply_some(ip_encoder *e, Z3_ast pv, const rw_term *const *t,
+                       uint32_t n, Z3_ast *buf)
+{
+    buf[0] = lit_not(e, pv);
+    for (uint32_t i = 0; i < n; i++)
+        buf[i + 1] = t[i]->x;
+    enc_clause(e, buf, n + 1);
+}
+
+/* A necessary condition of an unserializable si history (Fekete et al.,
+ * TODS 2005; SEMANTICS.md): under si points its dependency graph has a
+ * cycle, and every such cycle has two consecutive rw edges between
+ * concurrent transactions, so some pivot p has one out (p read a version
+ * that a later commit overwrote, and that writer started no later than p
+ * committed) and one in (the same, with p as the writer).  Only
+ * necessary, hence no model is lost; it spares the refutation loop most
+ * si-valid serializable candidates.  x -> its conjuncts suffices: the
+ * terms occur only positively. */
+static bool encode_si_pivot(ip_encoder *e, Z3_ast *st)
+{
+    const ip_trace *t = e->tr;
+    uint32_t n = e->n_rel, cap = 0, nt = 0;
+    rw_term *terms = NULL;
+    bool ok = true;
+    for (uint32_t gi = 0; ok && gi < e->n_groups && !enc_halted(e); gi++) {
+        const enc_group *g = &e->groups[gi];
+        uint32_t p = g->txn;
+        for (uint32_t i = 0; ok && i < g->cand_count; i++) {
+            uint32_t w = e->gcand[g->cand_first + i];
+            Z3_ast wr = e->gwr_hist[g->wr_first + i];
+            if (lit_is_false(e, wr))
+                continue;
+            for (uint32_t k = t->key_writer_first[g->key];
+                 ok && k < t->key_writer_first[g->key + 1]; k++) {
+                uint32_t t3 = t->key_writer[k];
+                if (t3 == IP_INIT_TXN || t3 == p || t3 == w)
+                    continue;
+                Z3_ast lt = lit_lt(e, e->co[e->rel[w]], e->co[e->rel[t3]]);
+                Z3_ast ex = enc_write_exists(e, t3, g->key);
+                if (lit_is_false(e, lt) || lit_is_false(e, ex))
+                    continue;
+                if (nt == cap &&
+                    !(ok = ip_grow((void **)&terms, &cap, sizeof *terms)))
+                    break;
+                /* one variable per term: (p, t3) repeats across the
+                 * candidates w of a read */
+                Z3_ast x = lit_var(e, "rw", nt, 0);
+                Z3_ast c1[2] = { lit_not(e, x), wr };
+                Z3_ast c2[2] = { lit_not(e, x), ex };
+                Z3_ast c3[2] = { lit_not(e, x), lt };
+                Z3_ast c4[2] = { lit_not(e, x),
+                                 lit_not(e, lit_lt(e, e->co[e->rel[p]],
+                                                   st[e->rel[t3]])) };
+                enc_clause(e, c1, 2);
+                enc_clause(e, c2, 2);
+                enc_clause(e, c3, 2);
+                enc_clause(e, c4, 2);
+                terms[nt++] = (rw_term){e->rel[p], e->rel[t3], x};
+            }
+        }
+    }
+    /* bucket the terms by reader and by writer (counting sort) */
+    uint32_t *out_first = calloc(n + 2, sizeof *out_first);
+    uint32_t *in_first = calloc(n + 2, sizeof *in_first);
+    const rw_term **by_out = malloc(sizeof *by_out * (nt + 1));
+    const rw_term **by_in = malloc(sizeof *by_in * (nt + 1));
+    Z3_ast *buf = malloc(sizeof *buf * (nt + 2));
+    Z3_ast *pivots = malloc(sizeof *pivots * (n + 1));
+    ok = ok && out_first && in_first && by_out && by_in && buf && pivots;
+    for (uint32_t i = 0; ok && i < nt; i++) {
+        out_first[terms[i].reader + 2]++;
+        in_first[terms[i].writer + 2]++;
+    }
+    for (uint32_t i = 2; ok && i < n + 2; i++) {
+        out_first[i] += out_first[i - 1];
+        in_first[i] += in_first[i - 1];
+    }
+    for (uint32_t i = 0; ok && i < nt; i++) {
+        by_out[out_first[terms[i].reader + 1]++] = &terms[i];
+        by_in[in_first[terms[i].writer + 1]++] = &terms[i];
+    }
+    uint32_t np = 0;
+    for (uint32_t p = 1; ok && p < n && !enc_halted(e); p++) {
+        uint32_t no = out_first[p + 1] - out_first[p];
+        uint32_t ni = in_first[p + 1] - in_first[p];
+        if (!no || !ni)
+            continue;
+        Z3_ast pv = lit_var(e, "pivot", e->relv[p], 0);
+        imply_some(e, pv, by_out + out_first[p], no, buf);
+        imply_some(e, pv, by_in + in_first[p], ni, buf);
+        pivots[np++] = pv;
+    }
+    if (ok)
+        enc_clause(e, pivots, np);   /* np == 0: false, no si prediction */
+    free(terms);
+    free(out_first);
+    free(in_first);
+    free(by_out);
+    free(by_in);
+    free(buf);
+    free(pivots);
+    return ok;
+}
+
 /* Snapshot isolation as its operational definition, which is equivalent
  * to the axioms Prefix and Conflict over a commit order (SEMANTICS.md):
  * every relevant txn has a start point st and a commit point co, st <
@@ -378,8 +490,9 @@ static bool encode_si(ip_encoder *e)
             }
         }
     }
+    bool ok = encode_si_pivot(e, st);
     free(st);
-    return true;
+    return ok;
 }
 
 bool enc_weak(ip_encoder *e, ip_error *err)

@@ -104,13 +104,16 @@ static accept_result keep_exhaustive(void *ctx, ip_prediction *p)
  * or faster on every trace measured (bench/predict/RESULTS.md): the 3x8
  * applications, the paper-sized shape under rc, and the 15 serializable
  * CockroachDB histories of the VeriStrong sample (rc: 0.5 s against over
- * 60 s on 425 transactions; causal: 0.16 s against 2-3 s). */
+ * 60 s on 425 transactions; causal: 0.16 s against 2-3 s).  ra is like
+ * rc (3x8 strict: lazy 0.02 s, eager 0.04 s on tpcc).  si has no lazy
+ * form. */
 #define LAZY_ABOVE_LITERALS 3000000ull
 
 static bool lazy_by_default(const ip_predict_opts *o,
                             const ip_encode_estimate *est)
 {
-    return o->model == IP_LVL_RC || o->boundary == IP_BOUNDARY_RELAXED ||
+    return o->model == IP_LVL_RC || o->model == IP_LVL_RA ||
+           o->boundary == IP_BOUNDARY_RELAXED ||
            est->literals > LAZY_ABOVE_LITERALS;
 }
 
