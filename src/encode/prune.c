@@ -9,9 +9,11 @@
  * keeps T, each with how many of its events are certainly kept.  Two rules
  * then exclude a candidate writer w of a read of key k in T:
  *   cycle  T is in w's forced past: T ->hb w ->wr T (every level);
- *   stale  (causal) some w2 != w writing k is in T's forced past with that
- *          write kept, and w is in w2's forced past (or is txn 0):
- *          w ->hb w2 ->hb T, so ww_causal puts w2 after w and before w.
+ *   stale  (causal, si) some w2 != w writing k is in T's forced past with
+ *          that write kept, and w is in w2's forced past (or is txn 0):
+ *          w ->hb w2 ->hb T, so ww_causal puts w2 after w and before w;
+ *          (ra) the same with w2 a session predecessor of T: ww_ra puts
+ *          w2 before w, and w ->hb w2 (hb is in every commit order) after.
  * A writer that some read of k in T observed is never pruned: the groups
  * share their candidates, and the observed run must stay a model.  Nor
  * is a read of an aborted transaction, which no history holds.
@@ -134,17 +136,18 @@ static bool observed_by(const ip_trace *t, uint32_t x, uint32_t k, uint32_t w)
     return false;
 }
 
-/* stale: a write of k other than w, kept in x's forced past, with w in
- * its own forced past. */
+/* stale: a write of k other than w, kept in x's forced past (so_only: by
+ * a session predecessor of x), with w in its own forced past. */
 static bool stale(const ip_encoder *e, const enc_prune *pr, uint32_t x,
-                  uint32_t k, uint32_t w)
+                  uint32_t k, uint32_t w, bool so_only)
 {
     const ip_trace *t = e->tr;
     const uint32_t *row = past_row(pr, e->rel[x]);
     for (uint32_t q = t->key_writer_first[k]; q < t->key_writer_first[k + 1];
          q++) {
         uint32_t w2 = t->key_writer[q];
-        if (w2 == w || w2 == IP_INIT_TXN || e->rel[w2] == IP_NONE)
+        if (w2 == w || w2 == IP_INIT_TXN || e->rel[w2] == IP_NONE ||
+            (so_only && (!ip_so(t, w2, x) || !ip_committed(t, w2))))
             continue;
         uint32_t pos = ip_write_event(t, w2, k) - t->txns[w2].ev_first;
         if (row[e->rel[w2]] <= pos)
@@ -169,7 +172,13 @@ bool enc_prune_excludes(const ip_encoder *e, const enc_prune *pr, uint32_t v,
         return false;
     if (w != IP_INIT_TXN && past_row(pr, e->rel[w])[e->rel[x]] > 0)
         return true;
-    /* si histories are causal too */
-    return (e->opts.model == IP_LVL_CAUSAL || e->opts.model == IP_LVL_SI) &&
-           stale(e, pr, x, ev->key, w);
+    switch (e->opts.model) {
+    case IP_LVL_CAUSAL:
+    case IP_LVL_SI:           /* si histories are causal too */
+        return stale(e, pr, x, ev->key, w, false);
+    case IP_LVL_RA:
+        return stale(e, pr, x, ev->key, w, true);
+    default:
+        return false;
+    }
 }

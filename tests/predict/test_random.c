@@ -106,10 +106,10 @@ static bool compare(const ip_trace *obs, const char *what, ip_level model,
     return true;
 }
 
-/* Does the causal encoder leave out candidates of obs (prune.c)? */
-static bool prunes(const ip_trace *obs)
+/* Does the model's encoder leave out candidates of obs (prune.c)? */
+static bool prunes(const ip_trace *obs, ip_level model)
 {
-    ip_encode_opts o = { .model = IP_LVL_CAUSAL,
+    ip_encode_opts o = { .model = model,
                          .boundary = IP_BOUNDARY_RELAXED,
                          .encoding = IP_ENC_EXACT };
     ip_error err = {0};
@@ -130,6 +130,7 @@ static void test_random(void)
                                     { 2, 3, 5, 100, false },
                                     { 3, 2, 4, 120, true } };
     unsigned some[IP_LVL_SER] = {0}, compared = 0, pruning = 0;
+    unsigned pruning_ra = 0;
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (uint64_t seed = 1; seed <= shapes[i].seeds; seed++) {
             ip_trace *obs = random_trace(&shapes[i], seed);
@@ -145,20 +146,23 @@ static void test_random(void)
                     some[m] += brute_force_count(obs, model, kind) > 0;
                     compared += compare(obs, what, model, kind);
                 }
-            pruning += prunes(obs);
+            pruning += prunes(obs, IP_LVL_CAUSAL);
+            pruning_ra += prunes(obs, IP_LVL_RA);
             ip_trace_free(obs);
         }
     /* the generator must produce traces with predictions, or the
      * comparison says little */
     fprintf(stderr, "\n  with predictions: rc %u, ra %u, causal %u, si %u; "
-            "compared %u, pruning %u\n", some[IP_LVL_RC], some[IP_LVL_RA],
-            some[IP_LVL_CAUSAL], some[IP_LVL_SI], compared, pruning);
+            "compared %u, pruning %u (ra %u)\n", some[IP_LVL_RC],
+            some[IP_LVL_RA], some[IP_LVL_CAUSAL], some[IP_LVL_SI], compared,
+            pruning, pruning_ra);
     for (int m = IP_LVL_RC; m <= IP_LVL_SI; m++)
         CU_ASSERT_TRUE(some[m] >= (m == IP_LVL_SI ? 30 : 60));
     CU_ASSERT_TRUE(compared >= 1000);
     /* and the encoders must prune candidates on many of them, or the
      * comparison says little about pruning */
     CU_ASSERT_TRUE(pruning >= 40);
+    CU_ASSERT_TRUE(pruning_ra >= 20);
 }
 
 /* Small windows and staleness bounds on the same traces: whatever is
