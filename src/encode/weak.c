@@ -291,8 +291,8 @@ static void encode_ww_ra(ip_encoder *e)
     }
 }
 
-/* One rw edge candidate of si's pivot condition: reader p reads k from
- * the group's candidate w, and t3 writes k after w in the commit order. */
+/* One rw edge candidate of si's pivot condition: reader p reads key k,
+ * and t3, which writes k, is not in p's snapshot. */
 typedef struct rw_term {
     uint32_t reader, writer;  /* relevant indices of p and t3 */
     Z3_ast x;
@@ -325,39 +325,34 @@ static bool encode_si_pivot(ip_encoder *e, Z3_ast *st)
     bool ok = true;
     for (uint32_t gi = 0; ok && gi < e->n_groups && !enc_halted(e); gi++) {
         const enc_group *g = &e->groups[gi];
-        uint32_t p = g->txn;
-        for (uint32_t i = 0; ok && i < g->cand_count; i++) {
-            uint32_t w = e->gcand[g->cand_first + i];
-            Z3_ast wr = e->gwr_hist[g->wr_first + i];
-            if (lit_is_false(e, wr))
+        uint32_t p = g->txn, pi = e->rel[p];
+        /* the group's first read is kept whenever one of them is */
+        Z3_ast kept = enc_read_kept(e, e->gev[g->ev_first]);
+        if (lit_is_false(e, kept))
+            continue;
+        for (uint32_t k = t->key_writer_first[g->key];
+             ok && k < t->key_writer_first[g->key + 1]; k++) {
+            uint32_t t3 = t->key_writer[k], i3 = e->rel[t3];
+            if (t3 == IP_INIT_TXN || t3 == p || i3 == IP_NONE)
                 continue;
-            for (uint32_t k = t->key_writer_first[g->key];
-                 ok && k < t->key_writer_first[g->key + 1]; k++) {
-                uint32_t t3 = t->key_writer[k];
-                if (t3 == IP_INIT_TXN || t3 == p || t3 == w)
-                    continue;
-                Z3_ast lt = lit_lt(e, e->co[e->rel[w]], e->co[e->rel[t3]]);
-                Z3_ast ex = enc_write_exists(e, t3, g->key);
-                if (lit_is_false(e, lt) || lit_is_false(e, ex))
-                    continue;
-                if (nt == cap &&
-                    !(ok = ip_grow((void **)&terms, &cap, sizeof *terms)))
-                    break;
-                /* one variable per term: (p, t3) repeats across the
-                 * candidates w of a read */
-                Z3_ast x = lit_var(e, "rw", nt, 0);
-                Z3_ast c1[2] = { lit_not(e, x), wr };
-                Z3_ast c2[2] = { lit_not(e, x), ex };
-                Z3_ast c3[2] = { lit_not(e, x), lt };
-                Z3_ast c4[2] = { lit_not(e, x),
-                                 lit_not(e, lit_lt(e, e->co[e->rel[p]],
-                                                   st[e->rel[t3]])) };
-                enc_clause(e, c1, 2);
-                enc_clause(e, c2, 2);
-                enc_clause(e, c3, 2);
-                enc_clause(e, c4, 2);
-                terms[nt++] = (rw_term){e->rel[p], e->rel[t3], x};
-            }
+            Z3_ast ex = enc_write_exists(e, t3, g->key);
+            if (lit_is_false(e, ex))
+                continue;
+            if (nt == cap &&
+                !(ok = ip_grow((void **)&terms, &cap, sizeof *terms)))
+                break;
+            Z3_ast x = lit_var(e, "rw", nt, 0);  /* (p, t3) repeats by key */
+            Z3_ast c[4][2] = {
+                { lit_not(e, x), kept },
+                { lit_not(e, x), ex },
+                /* t3 is not in p's snapshot: by the read rule, exactly
+                 * when it commits after the version p read */
+                { lit_not(e, x), lit_not(e, lit_lt(e, e->co[i3], st[pi])) },
+                /* and started no later than p committed */
+                { lit_not(e, x), lit_not(e, lit_lt(e, e->co[pi], st[i3])) } };
+            for (int j = 0; j < 4; j++)
+                enc_clause(e, c[j], 2);
+            terms[nt++] = (rw_term){pi, i3, x};
         }
     }
     /* bucket the terms by reader and by writer (counting sort) */
