@@ -32,6 +32,13 @@ typedef struct enc_group {
     uint32_t wr_first;        /* into enc->gwr: group lit per candidate */
 } enc_group;
 
+/* prune.c: candidate writers no valid prediction can use (see there).
+ * Build before the candidates are indexed; past == NULL prunes nothing. */
+typedef struct enc_prune {
+    uint32_t n;               /* relevant txns */
+    uint32_t *past;           /* n x n forced pasts, or NULL */
+} enc_prune;
+
 struct ip_encoder {
     const ip_trace *tr;
     ip_encode_opts opts;
@@ -96,6 +103,9 @@ struct ip_encoder {
     uint32_t *fill;
     uint32_t n_fill;
 
+    /* the forced pasts, kept after indexing for si's formula only */
+    enc_prune prune;
+
     ip_encode_stats st;
     bool halted;              /* opts.stop was seen raised */
     bool oom;                 /* an allocation inside generation failed */
@@ -131,20 +141,20 @@ static inline bool enc_key_shared(const ip_trace *t, uint32_t k)
 /* ---- structure (index.c) ---- */
 bool enc_index(ip_encoder *e, ip_error *err);
 
-/* prune.c: candidate writers no valid prediction can use (see there).
- * Build before the candidates are indexed; past == NULL prunes nothing. */
-typedef struct enc_prune {
-    uint32_t n;               /* relevant txns */
-    uint32_t *past;           /* n x n forced pasts, or NULL */
-} enc_prune;
-bool enc_prune_build(ip_encoder *e, enc_prune *pr, ip_error *err);
-bool enc_prune_excludes(const ip_encoder *e, const enc_prune *pr, uint32_t v,
-                        uint32_t w);
-void enc_prune_free(enc_prune *pr);
+
 static inline uint32_t pair(const ip_encoder *e, uint32_t a, uint32_t b)
 {
     return e->rel[a] * e->n_rel + e->rel[b];
 }
+
+/* prune.c */
+bool enc_prune_build(ip_encoder *e, enc_prune *pr, ip_error *err);
+bool enc_prune_excludes(const ip_encoder *e, const enc_prune *pr, uint32_t v,
+                        uint32_t w);
+void enc_prune_free(enc_prune *pr);
+/* a (observed txn) precedes b in hb in every prediction that keeps b, by
+ * the forced pasts (kept in e->prune only under si); false when unknown. */
+bool enc_forced_before(const ip_encoder *e, uint32_t a, uint32_t b);
 
 /* ---- feasibility and boundaries (feasible.c) ---- */
 bool enc_feasible(ip_encoder *e, ip_error *err);

@@ -56,6 +56,7 @@ void ip_encoder_free(ip_encoder *e)
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
+    enc_prune_free(&e->prune);
     free(e);
 }
 

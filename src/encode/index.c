@@ -185,17 +185,17 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
 {
     const ip_trace *t = e->tr;
     stale_ranges sr = { 0 };
-    enc_prune pr = { 0 };
+    enc_prune *pr = &e->prune;
     if (e->opts.staleness && !e->opts.order_pos)
         return ip_fail(err, "encode: a staleness bound needs an order");
-    if (!e->opts.no_prune && !enc_prune_build(e, &pr, err))
+    if (!e->opts.no_prune && !enc_prune_build(e, pr, err))
         return false;
     e->cand_first = malloc(sizeof *e->cand_first * (t->n_events + 1));
     e->obs_cand = malloc(sizeof *e->obs_cand * (t->n_events + 1));
     if (!e->cand_first || !e->obs_cand ||
         (e->opts.staleness && !stale_build(e, &sr))) {
         stale_free(&sr);
-        enc_prune_free(&pr);
+        enc_prune_free(pr);
         return ip_fail(err, "encode: out of memory");
     }
     uint64_t n = 0;
@@ -207,19 +207,19 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
             continue;
         if (!check_observed(t, v, err)) {
             stale_free(&sr);
-            enc_prune_free(&pr);
+            enc_prune_free(pr);
             return false;
         }
         for (uint32_t q = t->key_writer_first[ev->key];
              q < t->key_writer_first[ev->key + 1]; q++) {
-            cand_verdict c = candidate(e, &sr, &pr, v, q);
+            cand_verdict c = candidate(e, &sr, pr, v, q);
             n += c == CAND_YES;
             e->st.pruned += c == CAND_PRUNED;
         }
     }
     if (n >= UINT32_MAX) {
         stale_free(&sr);
-        enc_prune_free(&pr);
+        enc_prune_free(pr);
         return ip_fail(err, "encode: %llu candidate writers is more than "
                        "the encoder can index", (unsigned long long)n);
     }
@@ -229,7 +229,7 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
     e->cx = calloc(n + 1, sizeof *e->cx);
     if (!e->cand_txn || !e->cx) {
         stale_free(&sr);
-        enc_prune_free(&pr);
+        enc_prune_free(pr);
         return ip_fail(err, "encode: out of memory");
     }
     for (uint32_t v = 0; v < t->n_events; v++) {
@@ -239,7 +239,7 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
         uint32_t c = e->cand_first[v];
         for (uint32_t q = t->key_writer_first[ev->key];
              q < t->key_writer_first[ev->key + 1]; q++) {
-            if (candidate(e, &sr, &pr, v, q) != CAND_YES)
+            if (candidate(e, &sr, pr, v, q) != CAND_YES)
                 continue;
             if (t->key_writer[q] == ev->writer)
                 e->obs_cand[v] = c;
@@ -247,7 +247,8 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
         }
     }
     stale_free(&sr);
-    enc_prune_free(&pr);
+    if (e->opts.model != IP_LVL_SI)   /* si's formula uses the pasts */
+        enc_prune_free(pr);
     return true;
 }
 

@@ -158,6 +158,16 @@ static bool stale(const ip_encoder *e, const enc_prune *pr, uint32_t x,
     return false;
 }
 
+bool enc_forced_before(const ip_encoder *e, uint32_t a, uint32_t b)
+{
+    const enc_prune *pr = &e->prune;
+    if (!pr->past || b == IP_INIT_TXN || e->rel[b] == IP_NONE)
+        return false;
+    if (a == IP_INIT_TXN)
+        return true;
+    return e->rel[a] != IP_NONE && past_row(pr, e->rel[b])[e->rel[a]] > 0;
+}
+
 bool enc_prune_excludes(const ip_encoder *e, const enc_prune *pr, uint32_t v,
                         uint32_t w)
 {

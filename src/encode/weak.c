@@ -333,7 +333,10 @@ static bool encode_si_pivot(ip_encoder *e, Z3_ast *st)
         for (uint32_t k = t->key_writer_first[g->key];
              ok && k < t->key_writer_first[g->key + 1]; k++) {
             uint32_t t3 = t->key_writer[k], i3 = e->rel[t3];
-            if (t3 == IP_INIT_TXN || t3 == p || i3 == IP_NONE)
+            /* hb either way rules the term out: t3 in p's snapshot, or
+             * t3 starting after p committed */
+            if (t3 == IP_INIT_TXN || t3 == p || i3 == IP_NONE ||
+                enc_forced_before(e, t3, p) || enc_forced_before(e, p, t3))
                 continue;
             Z3_ast ex = enc_write_exists(e, t3, g->key);
             if (lit_is_false(e, ex))
@@ -449,9 +452,14 @@ static bool encode_si(ip_encoder *e)
                 continue;
             Z3_ast exists = enc_write_exists(e, t1, g->key);
             Z3_ast c1 = e->co[e->rel[t1]];
+            /* t3 hb-before t1 whenever t1's write is kept: t1 is never
+             * in t3's snapshot */
+            if (enc_forced_before(e, g->txn, t1))
+                continue;
             for (uint32_t i = 0; i < g->cand_count; i++) {
                 uint32_t t2 = e->gcand[g->cand_first + i];
-                if (t2 == t1)
+                /* t1 hb-before t2 whenever t2 is read: committed before */
+                if (t2 == t1 || enc_forced_before(e, t1, t2))
                     continue;
                 Z3_ast c[4] = { lit_not(e, e->gwr_hist[g->wr_first + i]),
                                 lit_not(e, exists),
@@ -461,8 +469,8 @@ static bool encode_si(ip_encoder *e)
             }
         }
     }
-    /* conflict rule: writers of one key do not overlap (so-ordered pairs
-     * never do) */
+    /* conflict rule: writers of one key do not overlap (pairs ordered by
+     * so, or by hb whenever both are kept, never do) */
     for (uint32_t k = 0; k < t->n_keys && !enc_halted(e); k++) {
         if (!enc_key_shared(t, k))
             continue;
@@ -474,7 +482,9 @@ static bool encode_si(ip_encoder *e)
             for (uint32_t b = a + 1; b < hi; b++) {
                 uint32_t t4 = t->key_writer[b];
                 if (t4 == IP_INIT_TXN || e->rel[t4] == IP_NONE ||
-                    ip_so(t, t1, t4) || ip_so(t, t4, t1))
+                    ip_so(t, t1, t4) || ip_so(t, t4, t1) ||
+                    enc_forced_before(e, t1, t4) ||
+                    enc_forced_before(e, t4, t1))
                     continue;
                 uint32_t i1 = e->rel[t1], i4 = e->rel[t4];
                 Z3_ast c[4] = { lit_not(e, enc_write_exists(e, t1, k)),
