@@ -137,8 +137,8 @@ void *kv_store_divergences_json(const kv_store *st);
 
 /*
  * A plan is a predicted history: a trace (read leniently) whose top-level
- * "prediction" object holds "model" ("causal" or "rc") and "commit_order"
- * (txn ids).  Transactions are matched by (session, index in session)
+ * "prediction" object holds "model" ("causal", "rc", "ra" or "si") and
+ * "commit_order" (txn ids).  Transactions are matched by (session, index in session)
  * through their names (kv_txn_name).
  */
 kv_plan *kv_plan_load(const char *path, uint32_t sessions, kv_error *err);

@@ -26,7 +26,7 @@ static const command commands[] = {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: isopredict [predict] [--model causal|rc] "
+            "usage: isopredict [predict] [--model causal|rc|ra|si] "
             "[--boundary strict|relaxed]\n"
             "                  [--encoding approx|exact|approx-rank] "
             "[--format F] [--out DIR]\n"

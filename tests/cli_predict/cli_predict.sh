@@ -74,6 +74,8 @@ models)
     contains out "confirmed: si satisfied, ser violated"
     contains out "(write skew)"
     f=si/write-skew.si-relaxed-approx.prediction-1.json
+    [ "$(jq -r '.prediction.anomaly' "$f")" = "write skew" ] ||
+        fail "$f: no anomaly named"
     expect 0 "$BIN" check --level si "$f"
     expect 1 "$BIN" check --level ser "$f"
     expect 1 "$BIN" predict --model si --json --out si2 "$TRACES/write-skew.json"
