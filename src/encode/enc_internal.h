@@ -173,6 +173,9 @@ bool enc_wr_pairs(ip_encoder *e, ip_error *err);     /* wr.c */
  * candidate writers. */
 Z3_ast enc_wr(const ip_encoder *e, uint32_t w, uint32_t r, bool bound);
 bool enc_weak(ip_encoder *e, ip_error *err);         /* weak.c */
+/* si's start and commit points and rules (e->co holds the commit points);
+ * false when out of memory. */
+bool enc_si(ip_encoder *e);                          /* si.c */
 bool enc_pco(ip_encoder *e, ip_error *err);          /* pco.c */
 
 bool enc_z3_ok(ip_encoder *e, ip_error *err, const char *what);
