@@ -13,8 +13,13 @@
  *   ra      every t1 writing k with t1 (so u wr) t3, one step, commits
  *           before t2; a new read adds a wr predecessor, so (as for
  *           causal) it may also break an earlier read of t3.
- *   si      no condition: the replay takes the predicted writers and
- *           `isopredict validate` checks the run with si's checker.
+ *   si      t3 reads from a snapshot: a start point s with every read's
+ *           writer t2 < s and no later writer of k before s; s after
+ *           t3's session predecessor, and after the last writer of each
+ *           key t3 writes (first committer wins; a write that leaves no
+ *           start point is not refused - validate reports the run).
+ *           snap_lo..snap_hi is the range of s left; execution order is
+ *           the commit order, so "before s" means a smaller txn id.
  * If every read satisfies its condition, co witnesses the model.  Per-key
  * scratch of the open transaction keeps both checks incremental:
  *   wmax[k]  latest writer of k among hb(., t3)            (causal)
@@ -71,11 +76,44 @@ static void note_hb_writer(kv_store *st, uint32_t u)
             st->wmax[x->wkeys[i]] = u;
 }
 
+/* The first committed writer of key after w, or UINT32_MAX. */
+static uint32_t next_writer(const kv_store *st, uint32_t key, uint32_t w)
+{
+    const kv_versions *v = &st->versions[key];
+    uint32_t lo = 0, hi = v->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v->txn[mid] <= w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < v->n ? v->txn[lo] : UINT32_MAX;
+}
+
+/* si: does some start point see w as key's latest version? */
+static bool si_allows(const kv_store *st, uint32_t key, uint32_t w)
+{
+    uint32_t lo = st->snap_lo > w + 1 ? st->snap_lo : w + 1;
+    uint32_t next = next_writer(st, key, w);
+    uint32_t hi = st->snap_hi < next ? st->snap_hi : next;
+    return lo <= hi;
+}
+
+void kv_cons_write(kv_store *st, uint32_t key)
+{
+    const kv_versions *v = &st->versions[key];
+    if (v->n && st->snap_lo < v->txn[v->n - 1] + 1)
+        st->snap_lo = v->txn[v->n - 1] + 1;
+}
+
 void kv_cons_begin(kv_store *st, kv_txn *tx)
 {
     uint64_t *row = kv_hb_row(st, tx->id);
     uint32_t prev = st->last_committed[tx->session];
     memset(row, 0, st->hb_words * sizeof *row);
+    st->snap_lo = prev + 1;
+    st->snap_hi = tx->id;
     if (prev != 0)
         memcpy(row, kv_hb_row(st, prev), st->hb_words * sizeof *row);
     kv_set_bit(row, prev);
@@ -146,7 +184,9 @@ bool kv_cons_allows(const kv_store *st, const kv_txn *tx, uint32_t key,
         return causal_allows(st, tx, key, writer);
     case KV_MODEL_RA:
         return ra_allows(st, key, writer);
-    default:                  /* si: validate judges the run */
+    case KV_MODEL_SI:
+        return si_allows(st, key, writer);
+    default:
         return true;
     }
 }
@@ -164,6 +204,11 @@ void kv_cons_read(kv_store *st, kv_txn *tx, uint32_t key, uint32_t w)
     if (w < st->rmin[key])
         st->rmin[key] = w;
     note_writer(st, w);
+    uint32_t next = next_writer(st, key, w);
+    if (st->snap_lo < w + 1)
+        st->snap_lo = w + 1;
+    if (st->snap_hi > next)
+        st->snap_hi = next;
 }
 
 uint32_t kv_cons_latest_allowed(const kv_store *st, const kv_txn *tx,

@@ -15,8 +15,7 @@
  *   replay   the writer a predicted history chose (kv_plan), when that
  *            writer exists in the replay so far, wrote the key, and reading
  *            it keeps the execution valid under the prediction's model
- *            (causal, rc or ra, with the execution order as commit
- *            order; si: any writer, validate judges the run);
+ *            (with the execution order as commit order);
  *            otherwise the latest writer that keeps it valid, and the read
  *            is recorded as a divergence with its reason.
  *
@@ -65,10 +64,9 @@ uint32_t kv_rng_below(kv_rng *r, uint32_t n);     /* uniform in [0, n) */
 
 /* ---- models for replay ------------------------------------------------------ */
 
-/* causal, rc and ra: replay keeps the run valid under the model (see
- * consistency.c).  si: replay takes every predicted writer that exists
- * and wrote the key, and falls back to the latest writer; `isopredict
- * validate` then judges the replayed run with si's checker. */
+/* Replay keeps the run valid under the model, with the execution order
+ * as commit order (see consistency.c); under si a write that conflicts
+ * with a concurrent committed one is not refused (validate reports it). */
 typedef enum {
     KV_MODEL_CAUSAL = 0, KV_MODEL_RC = 1, KV_MODEL_RA = 2, KV_MODEL_SI = 3
 } kv_model;

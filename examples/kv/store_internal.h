@@ -64,6 +64,7 @@ struct kv_store {
     kv_value *key_initial;
     kv_versions *versions;
     uint32_t *wmax, *rmin, *bmax;   /* per-key scratch of the open txn */
+    uint32_t snap_lo, snap_hi;      /* si: the open txn's start point */
     uint32_t n_keys, cap_keys;
     uint32_t *slots;                /* key ids, IP_NONE = empty */
     uint32_t n_slots;
@@ -116,6 +117,8 @@ void kv_cons_begin(kv_store *st, kv_txn *tx);
 bool kv_cons_allows(const kv_store *st, const kv_txn *tx, uint32_t key,
                     uint32_t writer);
 void kv_cons_read(kv_store *st, kv_txn *tx, uint32_t key, uint32_t writer);
+/* The open txn writes key (si: its start follows the key's last commit). */
+void kv_cons_write(kv_store *st, uint32_t key);
 /* The latest committed writer of key the model allows (txn 0 at worst). */
 uint32_t kv_cons_latest_allowed(const kv_store *st, const kv_txn *tx,
                                 uint32_t key);

@@ -155,6 +155,7 @@ void kv_put(kv_txn *tx, const char *key, kv_value v)
     }
     kv_op op = {.txn = tx->id, .key = k, .value = v, .kind = IP_WRITE,
                 .from = IP_NONE};
+    kv_cons_write(st, k);
     if (kv_push_op(st, &op))
         tx->op_count++;
 }

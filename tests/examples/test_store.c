@@ -323,6 +323,32 @@ static void test_replay_ra_rejects_fractured_read(void)
     kv_store_free(st);
 }
 
+static void test_replay_si_reads_one_snapshot(void)
+{
+    /* x from init, then y from s1.0: no start point sees both (s1.0
+     * wrote x too), so y diverges to init */
+    kv_store *st = replay_two(PLAN("x", "init", "y", "s1.0", "si"), false,
+                              KV_MODEL_SI);
+    kv_counts c;
+    kv_store_counts(st, &c);
+    CU_ASSERT_EQUAL(c.divergences, 1);
+    ip_trace *t = trace_of(st);
+    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 0), "init");
+    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), "init");
+    ip_verdict v;
+    ip_error err;
+    ip_check_opts o = {0};
+    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_SI, &o, &v, &err), IP_CHECK_OK);
+    ip_verdict_free(&v);
+    ip_trace_free(t);
+    kv_store_free(st);
+    /* both from init is one snapshot: followed as planned */
+    st = replay_two(PLAN("x", "init", "y", "init", "si"), false, KV_MODEL_SI);
+    kv_store_counts(st, &c);
+    CU_ASSERT_EQUAL(c.divergences, 0);
+    kv_store_free(st);
+}
+
 static void test_replay_missing_writer(void)
 {
     /* the plan names a writer that never wrote the key */
@@ -395,6 +421,8 @@ int main(void)
     CU_add_test(s, "replay: rc rejects", test_replay_rc_rejects_stale_after_fresh);
     CU_add_test(s, "replay: ra rejects fractured reads",
                 test_replay_ra_rejects_fractured_read);
+    CU_add_test(s, "replay: si reads one snapshot",
+                test_replay_si_reads_one_snapshot);
     CU_add_test(s, "replay: missing writer", test_replay_missing_writer);
     CU_add_test(s, "plan errors", test_plan_errors);
     CU_add_test(s, "names and files", test_names_and_files);
