@@ -20,6 +20,9 @@ case $CMD in
 predict_lazy)   # lazy weak isolation, pruning, the strict boundary
     T=$TRACES/smallbank.json
     PREDICT_OPTS=(--weak-isolation lazy --boundary strict) ;;
+predict_si)     # snapshot isolation: points, pivot, kept forced pasts
+    T=$TRACES/write-skew.json
+    PREDICT_OPTS=(--model si --encoding exact) ;;
 predict_bounded)    # windows on worker threads, staleness
     T=$TRACES/smallbank.json
     PREDICT_OPTS=(--window 6 --staleness 2 --jobs 2 --max-predictions 2) ;;
