@@ -246,8 +246,13 @@ static void encode_read(ip_encoder *e, uint32_t v)
     } else {
         e->st.free_reads++;
         e->st.candidates += n;
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < n; i++) {
+            /* a read of a hot key can have thousands of writers: stop
+             * here too (the halted encoder is discarded unfinished) */
+            if (i % 256 == 255 && enc_halted(e))
+                return;
             e->cx[first + i] = lit_var(e, "x", v, e->cand_txn[first + i]);
+        }
         exactly_one(e, &e->cx[first], n, v);
     }
     uint32_t s = t->txns[ev->txn].session;

@@ -191,7 +191,7 @@ bool enc_si(ip_encoder *e)
         if (!enc_key_shared(t, k))
             continue;
         uint32_t lo = t->key_writer_first[k], hi = t->key_writer_first[k + 1];
-        for (uint32_t a = lo; a < hi; a++) {
+        for (uint32_t a = lo; a < hi && !enc_halted(e); a++) {
             uint32_t t1 = t->key_writer[a];
             if (t1 == IP_INIT_TXN || e->rel[t1] == IP_NONE)
                 continue;
