@@ -228,66 +228,56 @@ static const char *read_from(const ip_trace *t, uint32_t txn, uint32_t op)
     return from_of(t, t->txns[txn].op_first + op);
 }
 
-static void test_replay_follows_valid_prediction(void)
+/* Replay plan under model; expect `divs` divergences, the two reads of
+ * s2.0 from `first` and `second` (NULL: not checked), and a run that
+ * satisfies `level` (and violates ser when `unser`). */
+static void expect_replay(const char *plan, bool y_first, kv_model model,
+                          uint32_t divs, const char *first,
+                          const char *second, ip_level level, bool unser)
 {
-    /* reading x from init, then y from s1.0: fractured, fine under rc */
-    kv_store *st = replay_two(PLAN("x", "init", "y", "s1.0", "rc"), false,
-                              KV_MODEL_RC);
+    kv_store *st = replay_two(plan, y_first, model);
     kv_counts c;
     kv_store_counts(st, &c);
-    CU_ASSERT_EQUAL(c.divergences, 0);
+    CU_ASSERT_EQUAL(c.divergences, divs);
     ip_trace *t = trace_of(st);
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 0), "init");
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), "s1.0");
+    if (first)
+        CU_ASSERT_STRING_EQUAL(read_from(t, 2, 0), first);
+    if (second)
+        CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), second);
     ip_verdict v;
     ip_error err;
     ip_check_opts o = {0};
-    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_RC, &o, &v, &err), IP_CHECK_OK);
+    CU_ASSERT_EQUAL(ip_check(t, level, &o, &v, &err), IP_CHECK_OK);
     ip_verdict_free(&v);
-    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_SER, &o, &v, &err), IP_CHECK_VIOLATION);
-    ip_verdict_free(&v);
+    if (unser) {
+        CU_ASSERT_EQUAL(ip_check(t, IP_LVL_SER, &o, &v, &err),
+                        IP_CHECK_VIOLATION);
+        ip_verdict_free(&v);
+    }
     ip_trace_free(t);
     kv_store_free(st);
+}
+
+static void test_replay_follows_valid_prediction(void)
+{
+    /* reading x from init, then y from s1.0: fractured, fine under rc */
+    expect_replay(PLAN("x", "init", "y", "s1.0", "rc"), false, KV_MODEL_RC,
+                  0, "init", "s1.0", IP_LVL_RC, true);
 }
 
 static void test_replay_causal_rejects_later_read(void)
 {
     /* the same choices under causal: the second read would put s1.0 in
      * hb of s2.0 and break the first one, so it diverges to init */
-    kv_store *st = replay_two(PLAN("x", "init", "y", "s1.0", "causal"),
-                              false, KV_MODEL_CAUSAL);
-    kv_counts c;
-    kv_store_counts(st, &c);
-    CU_ASSERT_EQUAL(c.divergences, 1);
-    ip_trace *t = trace_of(st);
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 0), "init");
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), "init");
-    ip_verdict v;
-    ip_error err;
-    ip_check_opts o = {0};
-    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_CAUSAL, &o, &v, &err), IP_CHECK_OK);
-    ip_verdict_free(&v);
-    ip_trace_free(t);
-    kv_store_free(st);
+    expect_replay(PLAN("x", "init", "y", "s1.0", "causal"), false,
+                  KV_MODEL_CAUSAL, 1, "init", "init", IP_LVL_CAUSAL, false);
 }
 
 static void test_replay_rc_rejects_stale_after_fresh(void)
 {
     /* y from s1.0 then x from init violates rc: it diverges to s1.0 */
-    kv_store *st = replay_two(PLAN("y", "s1.0", "x", "init", "rc"), true,
-                              KV_MODEL_RC);
-    kv_counts c;
-    kv_store_counts(st, &c);
-    CU_ASSERT_EQUAL(c.divergences, 1);
-    ip_trace *t = trace_of(st);
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), "s1.0");
-    ip_verdict v;
-    ip_error err;
-    ip_check_opts o = {0};
-    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_RC, &o, &v, &err), IP_CHECK_OK);
-    ip_verdict_free(&v);
-    ip_trace_free(t);
-    kv_store_free(st);
+    expect_replay(PLAN("y", "s1.0", "x", "init", "rc"), true, KV_MODEL_RC,
+                  1, NULL, "s1.0", IP_LVL_RC, false);
 }
 
 static void test_replay_ra_rejects_fractured_read(void)
@@ -295,58 +285,23 @@ static void test_replay_ra_rejects_fractured_read(void)
     /* x from init, then y from s1.0: s1.0 becomes a wr predecessor that
      * writes x, read from the earlier init; read atomic forbids it (rc
      * allows it, above), so it diverges to init */
-    kv_store *st = replay_two(PLAN("x", "init", "y", "s1.0", "ra"), false,
-                              KV_MODEL_RA);
-    kv_counts c;
-    kv_store_counts(st, &c);
-    CU_ASSERT_EQUAL(c.divergences, 1);
-    ip_trace *t = trace_of(st);
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 0), "init");
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), "init");
-    ip_verdict v;
-    ip_error err;
-    ip_check_opts o = {0};
-    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_RA, &o, &v, &err), IP_CHECK_OK);
-    ip_verdict_free(&v);
-    ip_trace_free(t);
-    kv_store_free(st);
+    expect_replay(PLAN("x", "init", "y", "s1.0", "ra"), false, KV_MODEL_RA,
+                  1, "init", "init", IP_LVL_RA, false);
     /* y from s1.0 first, then x from init: s1.0 is already a predecessor
      * writing x, so x diverges to s1.0 */
-    st = replay_two(PLAN("y", "s1.0", "x", "init", "ra"), true, KV_MODEL_RA);
-    kv_store_counts(st, &c);
-    CU_ASSERT_EQUAL(c.divergences, 1);
-    t = trace_of(st);
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), "s1.0");
-    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_RA, &o, &v, &err), IP_CHECK_OK);
-    ip_verdict_free(&v);
-    ip_trace_free(t);
-    kv_store_free(st);
+    expect_replay(PLAN("y", "s1.0", "x", "init", "ra"), true, KV_MODEL_RA,
+                  1, NULL, "s1.0", IP_LVL_RA, false);
 }
 
 static void test_replay_si_reads_one_snapshot(void)
 {
     /* x from init, then y from s1.0: no start point sees both (s1.0
      * wrote x too), so y diverges to init */
-    kv_store *st = replay_two(PLAN("x", "init", "y", "s1.0", "si"), false,
-                              KV_MODEL_SI);
-    kv_counts c;
-    kv_store_counts(st, &c);
-    CU_ASSERT_EQUAL(c.divergences, 1);
-    ip_trace *t = trace_of(st);
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 0), "init");
-    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 1), "init");
-    ip_verdict v;
-    ip_error err;
-    ip_check_opts o = {0};
-    CU_ASSERT_EQUAL(ip_check(t, IP_LVL_SI, &o, &v, &err), IP_CHECK_OK);
-    ip_verdict_free(&v);
-    ip_trace_free(t);
-    kv_store_free(st);
+    expect_replay(PLAN("x", "init", "y", "s1.0", "si"), false, KV_MODEL_SI,
+                  1, "init", "init", IP_LVL_SI, false);
     /* both from init is one snapshot: followed as planned */
-    st = replay_two(PLAN("x", "init", "y", "init", "si"), false, KV_MODEL_SI);
-    kv_store_counts(st, &c);
-    CU_ASSERT_EQUAL(c.divergences, 0);
-    kv_store_free(st);
+    expect_replay(PLAN("x", "init", "y", "init", "si"), false, KV_MODEL_SI,
+                  0, "init", "init", IP_LVL_SI, false);
 }
 
 static void test_replay_missing_writer(void)
