@@ -114,6 +114,39 @@ typedef struct cli_interrupt cli_interrupt;
 cli_interrupt *cli_interrupt_start(atomic_bool *flag);
 void cli_interrupt_stop(cli_interrupt *in);
 
+/* Batch mode of predict and check (batch.c): several traces, or a
+ * directory of them.  A directory holding *.log files or history.bincode
+ * is one history (Cobra, dbcop); any other directory stands for its
+ * *.json, *.txt and *.bincode files and its history subdirectories,
+ * sorted by name (not recursively).  cli_batch_traces expands args into a
+ * malloc'ed list (cli_batch_free_traces); false when out of memory. */
+bool cli_batch_is_history_dir(const char *path);
+/* Batch mode: more than one argument, or a directory that is not one
+ * history. */
+bool cli_batch_wanted(char **args, int n);
+bool cli_batch_traces(char **args, int n, char ***out, uint32_t *n_out);
+void cli_batch_free_traces(char **traces, uint32_t n);
+
+/* Each trace runs in a child process: this program with `cmd`, the
+ * user's options `opts` (as given), then child_opts (NULL-terminated:
+ * --json and what keeps the child quiet and single-threaded), "--" and the
+ * trace; `jobs` children at a time (0 = 1).  Prints one line per trace
+ * in input order as results arrive and a final table, or with `json` one
+ * JSON object per trace (the child's report plus "trace" and
+ * "exit_status", or "error"): JSON Lines.  SIGINT stops starting traces
+ * and is passed on to the running ones.  Returns the most severe exit
+ * status: 2 > 3 > 4 > 1 > 0. */
+typedef struct cli_batch {
+    const char *cmd;          /* "predict" or "check" */
+    bool predict;
+    char **opts;
+    int n_opts;
+    const char *const *child_opts;
+    unsigned jobs;
+    bool json;
+} cli_batch;
+int cli_batch_run(const cli_batch *b, char **traces, uint32_t n);
+
 /* --timeout SECONDS (at most CLI_MAX_TIMEOUT_S, so that the milliseconds
  * fit an unsigned) into *ms; false (message printed) otherwise. */
 #define CLI_MAX_TIMEOUT_S 4000000u

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Traces this large get progress lines on stderr. */
 #define CHECK_PROGRESS_EVENTS 100000u
@@ -18,8 +19,10 @@ static void usage(FILE *out)
 {
     fputs("usage: isopredict check --level LEVEL [--format FORMAT] [--json]\n"
           "                        [--timeout SECONDS] [--max-cycles N] "
-          "TRACE\n"
-          "Decide exactly whether TRACE satisfies an isolation level.\n"
+          "[--jobs N] TRACE...\n"
+          "Decide exactly whether TRACE satisfies an isolation level.  Several\n"
+          "traces, or a directory of them, are checked one process each, --jobs\n"
+          "at a time (default: one per core), with a line per trace and a table.\n"
           "  --level LEVEL    rc (read-committed), ra (read-atomic),\n"
           "                   causal (cc), si (snapshot-isolation),\n"
           "                   ser (serializable)\n"
@@ -30,6 +33,7 @@ static void usage(FILE *out)
           "  --timeout S      give up after S seconds (si, ser); exit 3\n"
           "  --max-cycles N   report at most N cycles (default: one per "
           "component)\n"
+          "  --jobs N         traces checked at once (several traces)\n"
           "Read-consistency anomalies (thin-air, aborted, future reads, ...) "
           "violate every level.\n"
           "exit status: 0 satisfied, 1 violated, 2 usage or input error,\n"
@@ -69,6 +73,9 @@ typedef struct check_args {
     ip_format fmt;
     ip_check_opts opts;
     const char *path;
+    char **args;              /* the options as given, then the traces */
+    int n_opts, n_traces;
+    unsigned jobs;
 } check_args;
 
 /* Returns -1 when parsing succeeded, else the exit status. */
@@ -80,12 +87,13 @@ static int parse_args(int argc, char **argv, check_args *a)
         {"json", no_argument, NULL, 'j'},
         {"timeout", required_argument, NULL, 't'},
         {"max-cycles", required_argument, NULL, 'm'},
+        {"jobs", required_argument, NULL, 'J'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     unsigned u;
     int c;
     optind = 0;               /* getopt may have run before (glibc reset) */
-    while ((c = getopt_long(argc, argv, "l:f:jt:m:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:f:jt:m:J:h", opts, NULL)) != -1) {
         switch (c) {
         case 'l':
             if (!ip_level_parse(optarg, &a->level))
@@ -110,6 +118,10 @@ static int parse_args(int argc, char **argv, check_args *a)
                 return IP_EXIT_USAGE;
             a->opts.max_cycles = u;
             break;
+        case 'J':
+            if (!cli_parse_unsigned("check", "--jobs", optarg, &a->jobs))
+                return IP_EXIT_USAGE;
+            break;
         case 'h':
             usage(stdout);
             return IP_EXIT_OK;
@@ -119,11 +131,34 @@ static int parse_args(int argc, char **argv, check_args *a)
     }
     if (!a->have_level)
         return cli_usage_error("check", "--level is required");
-    if (argc - optind != 1)
-        return cli_usage_error("check", "expected one TRACE, got %d "
-                               "argument(s)", argc - optind);
+    if (optind >= argc)
+        return cli_usage_error("check", "no TRACE given");
     a->path = argv[optind];
+    a->args = argv + 1;       /* getopt moved the traces to the end */
+    a->n_opts = optind - 1;
+    a->n_traces = argc - optind;
     return -1;
+}
+
+/* Several traces, or a directory of them: one child process each. */
+static int run_batch(const check_args *a)
+{
+    static const char *const child[] = {"--json", NULL};
+    char **traces = NULL;
+    uint32_t n = 0;
+    if (!cli_batch_traces(a->args + a->n_opts, a->n_traces, &traces, &n)) {
+        fprintf(stderr, "isopredict: out of memory\n");
+        return IP_EXIT_UNKNOWN;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cli_batch b = {.cmd = "check", .opts = a->args, .n_opts = a->n_opts,
+                   .child_opts = child,
+                   .jobs = a->jobs ? a->jobs : cores > 0 ? (unsigned)cores : 1,
+                   .json = a->json};
+    int r = n ? cli_batch_run(&b, traces, n)
+              : cli_usage_error("check", "no traces in %s", a->path);
+    cli_batch_free_traces(traces, n);
+    return r;
 }
 
 int cmd_check(int argc, char **argv)
@@ -132,6 +167,8 @@ int cmd_check(int argc, char **argv)
     int status = parse_args(argc, argv, &a);
     if (status >= 0)
         return status;
+    if (cli_batch_wanted(a.args + a.n_opts, a.n_traces))
+        return run_batch(&a);
     double start = 1000.0 * ip_now();
     ip_trace *t = cli_load_trace(a.path, a.fmt, IP_LENIENT, &status);
     if (!t)

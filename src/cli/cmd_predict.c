@@ -23,6 +23,8 @@ typedef struct predict_args {
     ip_format fmt;
     const char *out_dir;
     const char *trace;
+    char **args;              /* the options as given, then the traces */
+    int n_opts, n_traces;
     bool json, dot, quiet;
     bool search_set, bounds_set;
     unsigned timeout_s;       /* as given (opts.timeout_ms is what is left
@@ -241,10 +243,12 @@ static int parse_args(int argc, char **argv, predict_args *a)
         if (r >= 0)
             return r;
     }
-    if (optind != argc - 1)
-        return cli_usage_error(CMD, optind >= argc ? "no TRACE given"
-                                                   : "one TRACE expected");
+    if (optind >= argc)
+        return cli_usage_error(CMD, "no TRACE given");
     a->trace = argv[optind];
+    a->args = argv + 1;       /* getopt moved the traces to the end */
+    a->n_opts = optind - 1;
+    a->n_traces = argc - optind;
     a->opts.progress = a->quiet ? NULL : stderr;
     a->opts.progress_live = !a->quiet && isatty(STDERR_FILENO);
     if (a->bounds_set && a->search_set &&
@@ -601,12 +605,37 @@ static int run(const predict_args *a, const ip_trace *obs)
     return status;
 }
 
+/* Several traces, or a directory of them: one child process each. */
+static int run_batch(const predict_args *a)
+{
+    static const char *const child[] = {"--json", "--quiet", "--jobs", "1",
+                                        NULL};
+    char **traces = NULL;
+    uint32_t n = 0;
+    if (!cli_batch_traces(a->args + a->n_opts, a->n_traces, &traces, &n)) {
+        fprintf(stderr, "isopredict: out of memory\n");
+        return IP_EXIT_UNKNOWN;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cli_batch b = {.cmd = CMD, .predict = true, .opts = a->args,
+                   .n_opts = a->n_opts, .child_opts = child,
+                   .jobs = a->opts.jobs ? a->opts.jobs
+                                        : cores > 0 ? (unsigned)cores : 1,
+                   .json = a->json};
+    int r = n ? cli_batch_run(&b, traces, n)
+              : cli_usage_error(CMD, "no traces in %s", a->trace);
+    cli_batch_free_traces(traces, n);
+    return r;
+}
+
 int cmd_predict(int argc, char **argv)
 {
     predict_args a = {0};
     int r = parse_args(argc, argv, &a);
     if (r >= 0)
         return r;
+    if (cli_batch_wanted(a.args + a.n_opts, a.n_traces))
+        return run_batch(&a);
     double start = ip_now();
     int status;
     ip_trace *obs = cli_load_trace(a.trace, a.fmt, IP_STRICT, &status);

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# End-to-end tests of batch mode: predict and check over several traces
+# and directories (one child process per trace), summary lines, the final
+# table, JSON Lines, and the most severe exit status.
+# usage: cli_batch.sh ISOPREDICT TRACES_DIR
+set -u
+BIN=$1 TRACES=$2
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cli_batch.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+FAILS=0
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+expect() {
+    local want=$1; shift
+    "$@" >out 2>err
+    local got=$?
+    [ "$got" = "$want" ] || { fail "'$*' exited $got, expected $want"; cat err >&2; }
+}
+contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
+
+mkdir suite
+cp "$TRACES/deposit.json" "$TRACES/voter.json" "$TRACES/write-skew.json" suite/
+printf '{ "isopredict_trace": 1, "sessions": [' > suite/broken.json
+echo "not a trace" > suite/notes.md          # not a trace name: skipped
+
+# a directory: one line per trace in name order, a table, exit 2 (the
+# input error outranks the predictions)
+expect 2 "$BIN" predict --out preds --jobs 2 suite
+[ "$(grep -c '^suite/' out)" = 8 ] || fail "expected 4 lines and 4 table rows: $(cat out)"
+[ "$(sed -n 1p out | cut -d: -f1)" = suite/broken.json ] || fail "not in name order: $(cat out)"
+contains out "suite/deposit.json: found, 1 prediction"
+contains out "suite/voter.json: none"
+contains out "4 traces: 2 with predictions, 1 without, 0 undecided, 0 unavailable, 1 input or usage error; exit status 2"
+grep -q notes.md out && fail "notes.md taken for a trace"
+[ "$(ls preds/*.json | wc -l)" = 2 ] || fail "expected 2 prediction files: $(ls preds)"
+for p in preds/*.json; do expect 1 "$BIN" check --level ser "$p"; done
+
+# several files: without the broken one the worst is 1
+expect 1 "$BIN" predict --model causal --out p2 suite/deposit.json suite/voter.json
+contains out "2 traces: 1 with predictions, 1 without"
+
+# JSON Lines: one object per trace with its report, trace and exit status
+expect 2 "$BIN" predict --json --out p3 suite
+[ "$(wc -l < out)" = 4 ] || fail "expected 4 JSON lines: $(cat out)"
+jq -e -s 'length == 4 and (map(.exit_status) == [2, 1, 0, 1])
+          and .[0].error != null and .[1].result == "found"
+          and (.[1].predictions | length) == 1 and .[3].trace == "suite/write-skew.json"' \
+    out > /dev/null || fail "JSON Lines: $(cat out)"
+
+# check: the level's verdict per trace; a violation makes the worst 1
+expect 1 "$BIN" check --level ser --jobs 3 preds/*.json suite/voter.json
+contains out "ser violated"
+contains out "suite/voter.json: ser satisfied"
+expect 1 "$BIN" check --level ser --json preds/*.json
+jq -e -s 'all(.exit_status == 1 and .result == "violated")' out > /dev/null ||
+    fail "check JSON Lines: $(cat out)"
+
+# a directory holding *.log is one (Cobra) history, not a batch
+mkdir cobra && : > cobra/a.log
+expect 2 "$BIN" check --level ser cobra
+grep -q "trace .*exit" out && fail "a Cobra directory was taken as a batch"
+# a directory without traces
+mkdir empty
+expect 2 "$BIN" predict empty
+contains err "no traces in empty"
+
+[ "$FAILS" = 0 ] || { echo "$FAILS failure(s)" >&2; exit 1; }
+echo "ok"
