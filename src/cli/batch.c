@@ -65,12 +65,15 @@ static bool push_name(names *ns, const char *dir, const char *name)
 {
     if (ns->n == ns->cap && !ip_grow((void **)&ns->v, &ns->cap, sizeof *ns->v))
         return false;
-    size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+    size_t dl = dir ? strlen(dir) : 0;
+    while (dl > 1 && dir[dl - 1] == '/')
+        dl--;                 /* "runs/" + "a.json": "runs/a.json" */
+    size_t len = dl + 1 + strlen(name) + 1;
     char *s = malloc(len);
     if (!s)
         return false;
     if (dir)
-        snprintf(s, len, "%s/%s", dir, name);
+        snprintf(s, len, "%.*s/%s", (int)dl, dir, name);
     else
         snprintf(s, len, "%s", name);
     ns->v[ns->n++] = s;
@@ -274,8 +277,7 @@ typedef struct outcome {
     double seconds;           /* < 0: unknown */
 } outcome;
 
-static void describe(const cli_batch *b, const char *trace, const job *j,
-                     outcome *o)
+static void describe(const cli_batch *b, const job *j, outcome *o)
 {
     cJSON *root = j->stdout_text ? cJSON_Parse(j->stdout_text) : NULL;
     const char *res = cJSON_GetStringValue(
@@ -283,10 +285,6 @@ static void describe(const cli_batch *b, const char *trace, const job *j,
     o->seconds = -1;
     if (!root || !res) {
         first_line(j->stderr_text, o->what, sizeof o->what);
-        size_t tl = strlen(trace);   /* "TRACE: message" says TRACE twice */
-        if (!strncmp(o->what, trace, tl) && o->what[tl] == ':')
-            memmove(o->what, o->what + tl + 1 + (o->what[tl + 1] == ' '),
-                    strlen(o->what + tl + 1) + 1 - (o->what[tl + 1] == ' '));
         if (!o->what[0])
             snprintf(o->what, sizeof o->what, "no report (exit status %d)",
                      j->status);
@@ -348,7 +346,7 @@ static void print_line(const cli_batch *b, const char *trace, const job *j,
                        FILE *out)
 {
     outcome o;
-    describe(b, trace, j, &o);
+    describe(b, j, &o);
     if (o.seconds >= 0)
         fprintf(out, "%s: %s (%.2fs)\n", trace, o.what, o.seconds);
     else
@@ -368,7 +366,7 @@ static void print_table(const cli_batch *b, char **traces, uint32_t n,
     uint32_t count[5] = {0};
     for (uint32_t i = 0; i < n; i++) {
         outcome o;
-        describe(b, traces[i], &jobs[i], &o);
+        describe(b, &jobs[i], &o);
         char sec[32] = "-";
         if (o.seconds >= 0)
             snprintf(sec, sizeof sec, "%.2f", o.seconds);
