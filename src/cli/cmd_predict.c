@@ -61,10 +61,12 @@ static int parse_search(predict_args *a, const char *arg)
 static void usage(FILE *out)
 {
     fprintf(out,
-        "usage: isopredict [predict] [options] TRACE\n"
+        "usage: isopredict [predict] [options] TRACE...\n"
         "Predict a feasible execution of the traced application that is valid\n"
         "under a weak isolation model but unserializable.  Every prediction is\n"
-        "confirmed by the independent checkers before it is reported.\n\n"
+        "confirmed by the independent checkers before it is reported.  Several\n"
+        "traces, or a directory of them, run one process each, --jobs at a time,\n"
+        "with a line per trace and a table (JSON Lines with --json).\n\n"
         "  --model causal|rc|ra|si     weak isolation model (default causal): causal\n"
         "                              consistency, read committed, read atomic,\n"
         "                              snapshot isolation\n"
@@ -91,7 +93,8 @@ static void usage(FILE *out)
         "                              observed order per window (0 = all)\n"
         "  --staleness K               bounded: a changed read reads one of the K\n"
         "                              writes of its key nearest its observed one\n"
-        "  --jobs N                    windows solved in parallel (default: cores)\n"
+        "  --jobs N                    windows solved in parallel (default: cores);\n"
+        "                              with several traces: traces run at once\n"
         "  --weak-isolation auto|eager|lazy\n"
         "                              exhaustive search: the model's axioms in the\n"
         "                              formula (eager), or each candidate checked and\n"

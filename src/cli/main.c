@@ -30,7 +30,7 @@ static void usage(FILE *out)
             "[--boundary strict|relaxed]\n"
             "                  [--encoding approx|exact|approx-rank] "
             "[--format F] [--out DIR]\n"
-            "                  [--json] [--timeout SECONDS] TRACE\n"
+            "                  [--json] [--timeout SECONDS] TRACE...\n"
             "       isopredict COMMAND [options] ...   "
             "(isopredict COMMAND --help)\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
