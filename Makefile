@@ -2,15 +2,18 @@
 #   make demo   install missing Debian packages, build, predict on an example
 #   make test   install missing Debian packages, build, run the whole suite
 #               (a normal build and an ASan+UBSan build)
+#   make install [PREFIX=/usr/local]   the binary, man page, bash completion
+#   make deb    a Debian package (build/isopredict_VERSION_ARCH.deb)
 # Other targets: deps, build, asan, clean.
 
-DEB_PACKAGES := build-essential cmake pkg-config libz3-dev libcjson-dev libcunit1-dev jq
+DEB_PACKAGES := build-essential cmake pkg-config libz3-dev libcjson-dev libcunit1-dev jq man-db
+PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 DEMO_TRACE ?= examples/traces/bank.json
 
-.PHONY: all deps build asan demo test clean
+.PHONY: all deps build asan demo test install deb clean
 
 all: build
 
@@ -42,6 +45,12 @@ test: build asan
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+deb: build
+	cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
