@@ -6,7 +6,8 @@
 #   make deb    a Debian package (build/isopredict_VERSION_ARCH.deb)
 # Other targets: deps, build, asan, clean.
 
-DEB_PACKAGES := build-essential cmake pkg-config libz3-dev libcjson-dev libcunit1-dev jq man-db
+DEB_PACKAGES := build-essential cmake pkg-config libz3-dev libcjson-dev libcunit1-dev jq man-db \
+                libgraphviz-dev chromium
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
@@ -44,6 +45,7 @@ demo: build
 test: build asan
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS)
 
 install: build

@@ -5,6 +5,7 @@
  * Traces are read leniently so that anomalies are reported, not rejected.
  */
 #include "cli.h"
+#include "predict.h"
 #include "validate.h"
 
 #include <cjson/cJSON.h>
@@ -34,6 +35,8 @@ static void usage(FILE *out)
           "  --max-cycles N   report at most N cycles (default: one per "
           "component)\n"
           "  --jobs N         traces checked at once (several traces)\n"
+          "  --html FILE      also write an HTML report (a new file) with the "
+          "witness\n                   cycle drawn\n"
           "Read-consistency anomalies (thin-air, aborted, future reads, ...) "
           "violate every level.\n"
           "exit status: 0 satisfied, 1 violated, 2 usage or input error,\n"
@@ -76,6 +79,7 @@ typedef struct check_args {
     char **args;              /* the options as given, then the traces */
     int n_opts, n_traces;
     unsigned jobs;
+    const char *html;         /* --html FILE, or NULL */
 } check_args;
 
 /* Returns -1 when parsing succeeded, else the exit status. */
@@ -88,12 +92,13 @@ static int parse_args(int argc, char **argv, check_args *a)
         {"timeout", required_argument, NULL, 't'},
         {"max-cycles", required_argument, NULL, 'm'},
         {"jobs", required_argument, NULL, 'J'},
+        {"html", required_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     unsigned u;
     int c;
     optind = 0;               /* getopt may have run before (glibc reset) */
-    while ((c = getopt_long(argc, argv, "l:f:jt:m:J:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:f:jt:m:J:H:h", opts, NULL)) != -1) {
         switch (c) {
         case 'l':
             if (!ip_level_parse(optarg, &a->level))
@@ -122,6 +127,9 @@ static int parse_args(int argc, char **argv, check_args *a)
             if (!cli_parse_unsigned("check", "--jobs", optarg, &a->jobs))
                 return IP_EXIT_USAGE;
             break;
+        case 'H':
+            a->html = optarg;
+            break;
         case 'h':
             usage(stdout);
             return IP_EXIT_OK;
@@ -133,6 +141,9 @@ static int parse_args(int argc, char **argv, check_args *a)
         return cli_usage_error("check", "--level is required");
     if (optind >= argc)
         return cli_usage_error("check", "no TRACE given");
+    if (a->html && cli_batch_wanted(argv + optind, argc - optind))
+        return cli_usage_error("check", "--html writes one report: give one "
+                               "trace");
     a->path = argv[optind];
     a->args = argv + 1;       /* getopt moved the traces to the end */
     a->n_opts = optind - 1;
@@ -159,6 +170,28 @@ static int run_batch(const check_args *a)
               : cli_usage_error("check", "no traces in %s", a->path);
     cli_batch_free_traces(traces, n);
     return r;
+}
+
+/* --html: the check's settings and verdict, and the witness cycle drawn. */
+static bool html_report(FILE *out, const check_args *a, const ip_trace *t,
+                        const ip_verdict *v, ip_check_result r)
+{
+    char title[600], txns[32], secs[32];
+    snprintf(title, sizeof title, "isopredict check: %s", a->path);
+    snprintf(txns, sizeof txns, "%u", ip_committed_count(t));
+    snprintf(secs, sizeof secs, "%.3f s", v->seconds);
+    const char *res = r == IP_CHECK_OK ? "satisfied"
+                      : r == IP_CHECK_VIOLATION ? "violated" : "undecided";
+    const char *rows[] = {"trace", a->path, "level", ip_level_name(a->level),
+                          "result", res, "transactions", txns, "time", secs,
+                          NULL};
+    ip_error err = {0};
+    bool ok = ip_html_begin(out, title, rows) &&
+              (r != IP_CHECK_VIOLATION || ip_html_violation(out, t, v, &err)) &&
+              ip_html_end(out);
+    if (!ok && err.msg[0])
+        fprintf(stderr, "isopredict check: %s\n", err.msg);
+    return ok;
 }
 
 int cmd_check(int argc, char **argv)
@@ -194,6 +227,13 @@ int cmd_check(int argc, char **argv)
     }
     if (fflush(stdout) != 0)
         status = IP_EXIT_USAGE;
+    if (a.html && r != IP_CHECK_ERROR) {
+        int st;
+        cli_file *f = cli_create_file(a.html, &st);
+        st = f ? cli_close_file(f, html_report(f->f, &a, t, &v, r)) : st;
+        if (st != IP_EXIT_OK)
+            status = st;
+    }
     ip_verdict_free(&v);
     ip_trace_free(t);
     return status;

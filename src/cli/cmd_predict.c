@@ -22,6 +22,7 @@ typedef struct predict_args {
     ip_predict_opts opts;
     ip_format fmt;
     const char *out_dir;
+    const char *html;         /* --html FILE, or NULL */
     const char *trace;
     char **args;              /* the options as given, then the traces */
     int n_opts, n_traces;
@@ -79,6 +80,8 @@ static void usage(FILE *out)
         "  --out DIR                   where prediction files go (default ./%s)\n"
         "  --json                      print the report as JSON\n"
         "  --dot                       also write a Graphviz .dot per prediction\n"
+        "  --html FILE                 also write an HTML report (a new file): the\n"
+        "                              predictions, observed and predicted runs drawn\n"
         "  --timeout SECONDS           the whole run, reading included (default 600,\n"
         "                              0 = never)\n"
         "  --max-memory SIZE           memory budget, e.g. 512M, 2G (default: the\n"
@@ -112,7 +115,7 @@ static void usage(FILE *out)
 enum { OPT_MODEL = 256, OPT_BOUNDARY, OPT_ENCODING, OPT_FORMAT, OPT_OUT,
        OPT_JSON, OPT_DOT, OPT_TIMEOUT, OPT_MAX, OPT_QUIET, OPT_HELP,
        OPT_MEMORY, OPT_SEARCH, OPT_WINDOW, OPT_STALENESS, OPT_JOBS,
-       OPT_SHARD, OPT_WEAK };
+       OPT_SHARD, OPT_WEAK, OPT_HTML };
 
 static const struct option long_opts[] = {
     {"model", required_argument, NULL, OPT_MODEL},
@@ -132,6 +135,7 @@ static const struct option long_opts[] = {
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"weak-isolation", required_argument, NULL, OPT_WEAK},
+    {"html", required_argument, NULL, OPT_HTML},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -213,6 +217,9 @@ static int take_option(predict_args *a, int c, const char *arg)
         }
         return cli_usage_error(CMD, "--weak-isolation must be auto, eager "
                                "or lazy, not '%s'", arg);
+    case OPT_HTML:
+        a->html = arg;
+        return -1;
     case OPT_HELP:
         usage(stdout);
         return IP_EXIT_OK;
@@ -260,6 +267,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
                                "--search bounded");
     if (a->bounds_set)
         a->opts.search = IP_SEARCH_BOUNDED;
+    if (a->html && cli_batch_wanted(argv + optind, argc - optind))
+        return cli_usage_error(CMD, "--html writes one report: give one "
+                               "trace");
     if (a->opts.model == IP_LVL_SI && a->opts.weak == IP_WEAK_LAZY)
         return cli_usage_error(CMD, "--weak-isolation lazy is not available "
                                "under --model si (use eager or auto)");
@@ -564,6 +574,50 @@ static bool print_json(const predict_args *a, const ip_trace *obs,
     return text != NULL;
 }
 
+/* --html: the run's settings and outcome, then one section per
+ * prediction with the observed run (or the window's cut run) beside it. */
+static bool html_report(FILE *out, const predict_args *a, const ip_trace *obs,
+                        ip_predict_result r, const ip_prediction *p,
+                        uint32_t n, const out_files *files,
+                        const ip_predict_stats *st)
+{
+    const ip_predict_opts *o = &a->opts;
+    char count[32], secs[32], title[600];
+    snprintf(count, sizeof count, "%u", n);
+    snprintf(secs, sizeof secs, "%.2f s", st->seconds);
+    snprintf(title, sizeof title, "isopredict: %s", a->trace);
+    const char *rows[] = {
+        "trace", a->trace, "model", ip_level_name(o->model),
+        "boundary", ip_boundary_name(o->boundary),
+        "encoding", ip_encoding_name(o->encoding),
+        "search", st->search.complete ? "complete" : "not complete",
+        "result", result_name(r), "predictions", count, "time", secs, NULL};
+    ip_error err = {0};
+    bool ok = ip_html_begin(out, title, rows);
+    for (uint32_t i = 0; ok && i < n; i++) {
+        cJSON *info = ip_prediction_info_cjson(obs, &p[i], o, a->trace);
+        ok = info && ip_html_prediction(out, i + 1, ip_prediction_base(obs,
+                                                                       &p[i]),
+                                        p[i].history, info, files[i].json,
+                                        &err);
+        cJSON_Delete(info);
+    }
+    if (!ok && err.msg[0])
+        fprintf(stderr, "isopredict: %s\n", err.msg);
+    return ok && ip_html_end(out);
+}
+
+static int write_html(const predict_args *a, const ip_trace *obs,
+                      ip_predict_result r, const ip_prediction *p, uint32_t n,
+                      const out_files *files, const ip_predict_stats *st)
+{
+    int status;
+    cli_file *f = cli_create_file(a->html, &status);
+    return f ? cli_close_file(f, html_report(f->f, a, obs, r, p, n, files,
+                                             st))
+             : status;
+}
+
 static int exit_status(ip_predict_result r, uint32_t n)
 {
     if (r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR)
@@ -593,7 +647,9 @@ static int run(const predict_args *a, const ip_trace *obs)
     if (!files) {
         fprintf(stderr, "isopredict: out of memory\n");
         status = IP_EXIT_UNKNOWN;
-    } else if ((written = write_outputs(a, obs, p, n, files)) != IP_EXIT_OK) {
+    } else if ((written = write_outputs(a, obs, p, n, files)) != IP_EXIT_OK ||
+               (a->html && (written = write_html(a, obs, r, p, n, files,
+                                                 &st)) != IP_EXIT_OK)) {
         status = written;             /* could not write where asked */
     } else if (a->json) {
         if (!print_json(a, obs, r, p, n, files, &st,

@@ -21,6 +21,7 @@ static const command commands[] = {
     {"stats", cmd_stats, "summarise a trace"},
     {"dot", cmd_dot, "draw a trace as a Graphviz graph"},
     {"validate", cmd_validate, "replay a prediction in its application"},
+    {"report", cmd_report, "an HTML report of prediction files"},
 };
 
 static void usage(FILE *out)

@@ -290,6 +290,51 @@ const char *ip_cycle_anomaly(const ip_cycle *c);
 bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
                              FILE *out);
 
+/* ---- pictures and the HTML report (draw.c, report_html.c) ---------------- */
+
+/* A history as SVG (Graphviz, in-process): sessions as lanes of boxes in
+ * session order, wr edges, and the highlighted edges.  Histories of more
+ * than IP_DRAW_FULL committed transactions keep as boxes only txn 0, the
+ * highlighted edges' ends and those marked in `keep`; each run of others
+ * in a session is one "N transactions" box.  SVG ids: PREFIX-tN for
+ * transaction N, PREFIX-foldN for a fold starting at N, the edge's own id
+ * for a highlighted edge.  Returns a
+ * malloc'ed "<svg ...>...</svg>" string, or NULL with err set. */
+enum { IP_DRAW_FULL = 50 };
+typedef struct ip_draw_edge {
+    uint32_t from, to;        /* txn ids of d->t */
+    const char *label, *color, *id;   /* NULL: none, black, none */
+    bool dashed;
+} ip_draw_edge;
+typedef struct ip_draw {
+    const ip_trace *t;
+    const ip_draw_edge *edges;
+    uint32_t n_edges;
+    const uint8_t *keep;      /* per txn: a box even when folding; NULL */
+    const uint8_t *dropped;   /* per txn: drawn dashed grey; NULL */
+    const char *id_prefix;    /* NULL: "h" */
+} ip_draw;
+char *ip_draw_svg(const ip_draw *d, ip_error *err);
+
+/* One self-contained HTML page (no network resources; SVG inlined):
+ * ip_html_begin writes the head and a table of the run's settings and
+ * outcome (`rows`: key, value, key, value, ..., NULL); each
+ * ip_html_prediction a section for one prediction - `info` is its
+ * "prediction" object (a cJSON *, as in prediction files: changed reads,
+ * boundaries, cycle, confirmation), `hist` its history, `obs` the
+ * observed trace drawn beside it (NULL: not drawn), `file` where it was
+ * written (NULL: not); ip_html_violation a section for a check's
+ * violation with its witness cycle; ip_html_end closes the page.  Each
+ * section carries data-* counts (changed reads, cycle edges, drawn boxes)
+ * for tests.  False with err set on failure (out of memory, drawing). */
+bool ip_html_begin(FILE *out, const char *title, const char *const *rows);
+bool ip_html_prediction(FILE *out, uint32_t index, const ip_trace *obs,
+                        const ip_trace *hist, const void *info,
+                        const char *file, ip_error *err);
+bool ip_html_violation(FILE *out, const ip_trace *t, const ip_verdict *v,
+                       ip_error *err);
+bool ip_html_end(FILE *out);
+
 /* The plain-words assumption of the relaxed boundary. */
 extern const char ip_relaxed_assumption[];
 

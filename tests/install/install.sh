@@ -62,6 +62,7 @@ if command -v cpack > /dev/null && command -v dpkg-deb > /dev/null; then
     if [ -n "$deb" ]; then
         dpkg-deb -f "$deb" Depends | grep -q libz3 || fail "deb: no Z3 dependency"
         dpkg-deb -f "$deb" Depends | grep -q libcjson || fail "deb: no cJSON dependency"
+        dpkg-deb -f "$deb" Depends | grep -q libgvc || fail "deb: no Graphviz dependency"
         dpkg-deb -c "$deb" > contents
         for f in ./usr/bin/isopredict ./usr/share/man/man1/isopredict.1 \
                  ./usr/share/bash-completion/completions/isopredict; do

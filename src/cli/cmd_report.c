@@ -1,0 +1,145 @@
+/*
+ * cmd_report.c - `isopredict report PREDICTION.json...`: the HTML report
+ * of prediction files already written (one section each, as predict
+ * --html makes), with each observed trace drawn beside its prediction
+ * when the file it names can still be read.
+ */
+#include "cli.h"
+#include "predict.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define CMD "report"
+
+static void usage(FILE *out)
+{
+    fputs("usage: isopredict report [--out FILE] PREDICTION.json...\n"
+          "Write one HTML page (self-contained) for prediction files that\n"
+          "isopredict predict wrote: changed reads, boundaries, confirmation,\n"
+          "and the observed and predicted runs drawn side by side.\n"
+          "  --out FILE   write the page to a new FILE (default: stdout)\n"
+          "exit status: 0 written, 2 usage or input error (a file that is not "
+          "a\nprediction), 3 out of memory.\n", out);
+}
+
+/* The "prediction" object of a prediction file (a new cJSON tree the
+ * caller deletes), or NULL after a message. */
+static cJSON *prediction_info(const char *path, int *status)
+{
+    size_t len = 0;
+    ip_error err = {0};
+    char *text = ip_read_whole(path, &len, &err);
+    if (!text) {
+        fprintf(stderr, "isopredict: %s\n", err.msg);
+        *status = cli_error_status(&err);
+        return NULL;
+    }
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    free(text);
+    cJSON *info = cJSON_DetachItemFromObjectCaseSensitive(root, "prediction");
+    cJSON_Delete(root);
+    if (!cJSON_IsObject(info)) {
+        fprintf(stderr, "isopredict: %s: prediction: missing (not a "
+                "predicted history; make one with 'isopredict predict')\n",
+                path);
+        cJSON_Delete(info);
+        *status = IP_EXIT_USAGE;
+        return NULL;
+    }
+    return info;
+}
+
+/* The observed trace a prediction names, or NULL (then not drawn). */
+static ip_trace *observed_of(const cJSON *info)
+{
+    const char *path = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(info, "observed"));
+    if (!path || access(path, R_OK) != 0)
+        return NULL;
+    ip_error err = {0};
+    return ip_read_file(path, IP_FMT_AUTO, IP_STRICT, &err);
+}
+
+typedef struct entry {
+    cJSON *info;
+    ip_trace *hist, *obs;
+} entry;
+
+/* Everything is read before anything is written: a file that is not a
+ * prediction leaves no half page behind. */
+static int read_all(char **files, int n, entry *e)
+{
+    int status = IP_EXIT_OK;
+    for (int i = 0; status == IP_EXIT_OK && i < n; i++) {
+        e[i].info = prediction_info(files[i], &status);
+        if (e[i].info)
+            e[i].hist = cli_load_trace(files[i], IP_FMT_AUTO, IP_STRICT,
+                                       &status);
+        if (e[i].hist)
+            e[i].obs = observed_of(e[i].info);
+    }
+    return status;
+}
+
+static bool write_page(FILE *out, char **files, int n, const entry *e)
+{
+    char count[32];
+    snprintf(count, sizeof count, "%d", n);
+    const char *rows[] = {"prediction files", count, NULL};
+    bool ok = ip_html_begin(out, "isopredict report", rows);
+    for (int i = 0; ok && i < n; i++) {
+        ip_error err = {0};
+        ok = ip_html_prediction(out, (uint32_t)i + 1, e[i].obs, e[i].hist,
+                                e[i].info, files[i], &err);
+        if (!ok)
+            fprintf(stderr, "isopredict: %s\n", err.msg);
+    }
+    return ok && ip_html_end(out);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *out = "-";
+    optind = 0;               /* getopt may have run before (glibc reset) */
+    int c;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            out = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return IP_EXIT_OK;
+        default:
+            return cli_usage_error(CMD, "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(CMD, "no PREDICTION.json given");
+    int n = argc - optind;
+    entry *e = calloc((size_t)n + 1, sizeof *e);
+    if (!e) {
+        fprintf(stderr, "isopredict: out of memory\n");
+        return IP_EXIT_UNKNOWN;
+    }
+    int status = read_all(argv + optind, n, e);
+    if (status == IP_EXIT_OK) {
+        cli_file *f = cli_create_file(out, &status);
+        if (f)
+            status = cli_close_file(f, write_page(f->f, argv + optind, n, e));
+    }
+    for (int i = 0; i < n; i++) {
+        cJSON_Delete(e[i].info);
+        ip_trace_free(e[i].hist);
+        ip_trace_free(e[i].obs);
+    }
+    free(e);
+    return status;
+}

@@ -1,0 +1,400 @@
+/*
+ * report_html.c - the HTML report: one self-contained page (inline CSS
+ * and SVG, nothing fetched) with the run's settings, and per prediction
+ * its changed reads, boundaries, confirmation, the commands that
+ * reproduce it, and the observed and predicted histories drawn side by
+ * side (draw.c); or a check's violation with its witness cycle.  Every
+ * string from a trace is HTML-escaped.
+ */
+#include "predict.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char STYLE[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}"
+    "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em;"
+    "border-bottom:1px solid #ccc}"
+    "table{border-collapse:collapse;margin:.5em 0}"
+    "td,th{border:1px solid #ddd;padding:.2em .6em;text-align:left}"
+    "th{background:#f4f4f4}code,pre{background:#f6f6f6;padding:.1em .3em}"
+    ".drawings{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}"
+    "figure{margin:0}figcaption{font-weight:600;margin-bottom:.3em}"
+    ".legend span{margin-right:1.5em}.changed{color:#d2691e}"
+    ".cycle{color:#c00}.was{color:#1e5aa8}";
+
+static void esc(FILE *out, const char *s)
+{
+    for (; s && *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(*s, out);
+        }
+}
+
+static const char *str(const cJSON *o, const char *name)
+{
+    const char *s = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(o, name));
+    return s ? s : "";
+}
+
+static uint32_t txn_by_name(const ip_trace *t, const char *name)
+{
+    for (uint32_t x = 0; t && name && x < t->n_txns; x++)
+        if (!strcmp(ip_txn_name(t, x), name))
+            return x;
+    return IP_NONE;
+}
+
+bool ip_html_begin(FILE *out, const char *title, const char *const *rows)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<title>", out);
+    esc(out, title);
+    fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>", STYLE);
+    esc(out, title);
+    fputs("</h1>\n<section id=\"run\"><table>\n", out);
+    for (const char *const *r = rows; r && r[0] && r[1]; r += 2) {
+        fputs("<tr><th>", out);
+        esc(out, r[0]);
+        fputs("</th><td>", out);
+        esc(out, r[1]);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n<p class=\"legend\"><span class=\"changed\">&#9632; "
+          "predicted read (changed)</span><span class=\"was\">&#9632; the "
+          "write it read in the observed run</span><span class=\"cycle\">"
+          "&#9632; unserializability cycle</span><span>dashed box: dropped "
+          "by the boundary</span></p></section>\n", out);
+    return !ferror(out);
+}
+
+bool ip_html_end(FILE *out)
+{
+    fputs("</body></html>\n", out);
+    return !ferror(out);
+}
+
+/* "kind(key)" or "kind" into buf. */
+static void edge_label(const char *kind, const char *key, char *buf, size_t n)
+{
+    if (key && *key)
+        snprintf(buf, n, "%s(%s)", kind, key);
+    else
+        snprintf(buf, n, "%s", kind);
+}
+
+/* The highlighted edges of one prediction, for the predicted (obs ==
+ * NULL) or the observed drawing: changed reads, and the cycle in the
+ * predicted one.  Labels and ids live in `text` (64 bytes each). */
+typedef struct marks {
+    ip_draw_edge *e;
+    char (*text)[2][64];
+    uint32_t n;
+    uint8_t *keep;
+} marks;
+
+/* Highlight from -> to (names; nothing when either is not in t). */
+static void mark(marks *m, const ip_trace *t, const char *from,
+                 const char *to, const char *label, const char *color,
+                 const char *id, bool dashed)
+{
+    uint32_t a = txn_by_name(t, from), b = txn_by_name(t, to);
+    if (a == IP_NONE || b == IP_NONE)
+        return;               /* not in this history (dropped) */
+    snprintf(m->text[m->n][0], 64, "%s", label);
+    snprintf(m->text[m->n][1], 64, "%s", id);
+    m->e[m->n] = (ip_draw_edge){.from = a, .to = b, .label = m->text[m->n][0],
+                                .color = color, .id = m->text[m->n][1],
+                                .dashed = dashed};
+    m->keep[a] = m->keep[b] = 1;
+    m->n++;
+}
+
+/* Keep the named transaction as a box when folding. */
+static void keep(marks *m, const ip_trace *t, const char *name)
+{
+    uint32_t x = txn_by_name(t, name);
+    if (x != IP_NONE)
+        m->keep[x] = 1;
+}
+
+static bool build_marks(marks *m, const ip_trace *t, const cJSON *info,
+                        uint32_t index, bool observed)
+{
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(info, "changed_reads");
+    const cJSON *cy = cJSON_GetObjectItemCaseSensitive(info, "cycle");
+    uint32_t n = (uint32_t)cJSON_GetArraySize(ch) +
+                 (uint32_t)cJSON_GetArraySize(cy);
+    m->e = calloc(n + 1, sizeof *m->e);
+    m->text = calloc(n + 1, sizeof *m->text);
+    m->keep = calloc(t->n_txns + 1, 1);
+    m->n = 0;
+    if (!m->e || !m->text || !m->keep)
+        return false;
+    uint32_t i = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, ch) {
+        char label[64], id[64];
+        if (observed) {
+            snprintf(label, sizeof label, "wr(%s)", str(c, "key"));
+            snprintf(id, sizeof id, "p%u-was-%u", index, i);
+            mark(m, t, str(c, "observed"), str(c, "transaction"), label,
+                 "#1e5aa8", id, true);
+        } else {
+            snprintf(label, sizeof label, "wr(%s), was %s", str(c, "key"),
+                     str(c, "observed"));
+            snprintf(id, sizeof id, "p%u-changed-%u", index, i);
+            mark(m, t, str(c, "predicted"), str(c, "transaction"), label,
+                 "#d2691e", id, false);
+        }
+        i++;
+    }
+    i = 0;
+    cJSON_ArrayForEach(c, cy) {
+        char label[64], id[64];
+        edge_label(str(c, "kind"), str(c, "key"), label, sizeof label);
+        snprintf(id, sizeof id, "p%u-cycle-%u", index, i++);
+        if (observed) {      /* the cycle's ends, kept as boxes */
+            keep(m, t, str(c, "from"));
+            keep(m, t, str(c, "to"));
+        } else
+            mark(m, t, str(c, "from"), str(c, "to"), label, "#cc0000", id,
+                 !strcmp(str(c, "kind"), "rw"));
+    }
+    return true;
+}
+
+static void free_marks(marks *m)
+{
+    free(m->e);
+    free(m->text);
+    free(m->keep);
+}
+
+static bool figure(FILE *out, const char *caption, const ip_draw *d,
+                   ip_error *err)
+{
+    char *svg = ip_draw_svg(d, err);
+    if (!svg)
+        return false;
+    fputs("<figure><figcaption>", out);
+    esc(out, caption);
+    fprintf(out, "</figcaption>%s</figure>\n", svg);
+    free(svg);
+    return true;
+}
+
+static void changed_table(FILE *out, const cJSON *info)
+{
+    fputs("<table class=\"changed-reads\"><tr><th>session</th><th>"
+          "transaction</th><th>op</th><th>key</th><th>observed writer</th>"
+          "<th>predicted writer</th></tr>\n", out);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(info,
+                                                           "changed_reads")) {
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(c, "op");
+        fputs("<tr><td>", out);
+        esc(out, str(c, "session"));
+        fputs("</td><td>", out);
+        esc(out, str(c, "transaction"));
+        fprintf(out, "</td><td>%d</td><td>", cJSON_IsNumber(op)
+                                                 ? op->valueint : 0);
+        esc(out, str(c, "key"));
+        fputs("</td><td class=\"was\">", out);
+        esc(out, str(c, "observed"));
+        fputs("</td><td class=\"changed\">", out);
+        esc(out, str(c, "predicted"));
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+static void boundary_table(FILE *out, const cJSON *info)
+{
+    fputs("<table class=\"boundaries\"><tr><th>session</th><th>boundary"
+          "</th></tr>\n", out);
+    const cJSON *b;
+    cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(info,
+                                                           "boundaries")) {
+        fputs("<tr><td>", out);
+        esc(out, str(b, "session"));
+        fputs("</td><td>", out);
+        const char *kind = str(b, "kind");
+        if (!strcmp(kind, "end"))
+            fputs("end of session", out);
+        else {
+            esc(out, kind);
+            fputc(' ', out);
+            esc(out, str(b, "transaction"));
+            const cJSON *op = cJSON_GetObjectItemCaseSensitive(b, "op");
+            if (cJSON_IsNumber(op))
+                fprintf(out, ", op %d", op->valueint);
+        }
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+static void cycle_text(FILE *out, const cJSON *cy)
+{
+    const cJSON *c;
+    bool first = true;
+    cJSON_ArrayForEach(c, cy) {
+        char label[96];
+        edge_label(str(c, "kind"), str(c, "key"), label, sizeof label);
+        if (first)
+            esc(out, str(c, "from"));
+        fputs(" &#8211;", out);
+        esc(out, label);
+        fputs("&#8594; ", out);
+        esc(out, str(c, "to"));
+        first = false;
+    }
+}
+
+static uint32_t boxes(const ip_trace *t)
+{
+    return ip_committed_count(t) <= IP_DRAW_FULL ? ip_committed_count(t) + 1
+                                                 : 0;
+}
+
+bool ip_html_prediction(FILE *out, uint32_t index, const ip_trace *obs,
+                        const ip_trace *hist, const void *info_v,
+                        const char *file, ip_error *err)
+{
+    const cJSON *info = info_v;
+    const cJSON *cy = cJSON_GetObjectItemCaseSensitive(info, "cycle");
+    const char *model = str(info, "model"), *anomaly = str(info, "anomaly");
+    fprintf(out, "<section class=\"prediction\" id=\"prediction-%u\" "
+            "data-changed-reads=\"%d\" data-cycle-edges=\"%d\" "
+            "data-boxes=\"%u\">\n<h2>Prediction %u", index,
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+                info, "changed_reads")),
+            cJSON_GetArraySize(cy), boxes(hist), index);
+    if (*anomaly) {
+        fputs(": ", out);
+        esc(out, anomaly);
+    }
+    fputs("</h2>\n<p>", out);
+    fprintf(out, "%u of %u transactions kept; confirmed: ",
+            ip_committed_count(hist), obs ? ip_committed_count(obs) : 0);
+    const cJSON *v;
+    bool first = true;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(info, "confirmed")) {
+        fputs(first ? "" : ", ", out);
+        esc(out, v->string);
+        fputc(' ', out);
+        esc(out, cJSON_GetStringValue(v));
+        first = false;
+    }
+    fputs(".</p>\n<h3>Changed reads</h3>\n", out);
+    changed_table(out, info);
+    fputs("<h3>Boundaries</h3>\n", out);
+    boundary_table(out, info);
+    fputs("<p class=\"cycle\">Unserializable: ", out);
+    cycle_text(out, cy);
+    fputs("</p>\n", out);
+    if (*str(info, "assumption")) {
+        fputs("<p>Note: ", out);
+        esc(out, str(info, "assumption"));
+        fputs("</p>\n", out);
+    }
+    if (file) {
+        fputs("<p>Re-check it: <code>isopredict check --level ", out);
+        esc(out, model);
+        fputc(' ', out);
+        esc(out, file);
+        fputs("</code> (satisfied) and <code>isopredict check --level ser ",
+              out);
+        esc(out, file);
+        fputs("</code> (violated)</p>\n", out);
+    }
+    /* the drawings: observed (if known) and predicted */
+    marks mp = {0}, mo = {0};
+    bool ok = build_marks(&mp, hist, info, index, false) &&
+              (!obs || build_marks(&mo, obs, info, index, true));
+    uint8_t *dropped = obs ? calloc(obs->n_txns + 1, 1) : NULL;
+    ok = ok && (!obs || dropped);
+    for (uint32_t x = 1; ok && obs && x < obs->n_txns; x++)
+        dropped[x] = ip_committed(obs, x) &&
+                     txn_by_name(hist, ip_txn_name(obs, x)) == IP_NONE;
+    char po[32], pp[32];
+    snprintf(po, sizeof po, "p%u-observed", index);
+    snprintf(pp, sizeof pp, "p%u-predicted", index);
+    fputs("<div class=\"drawings\">\n", out);
+    if (ok && obs) {
+        ip_draw d = {.t = obs, .edges = mo.e, .n_edges = mo.n,
+                     .keep = mo.keep, .dropped = dropped, .id_prefix = po};
+        ok = figure(out, "Observed run", &d, err);
+    }
+    if (ok) {
+        ip_draw d = {.t = hist, .edges = mp.e, .n_edges = mp.n,
+                     .keep = mp.keep, .id_prefix = pp};
+        ok = figure(out, "Predicted run", &d, err);
+    }
+    fputs("</div>\n</section>\n", out);
+    free(dropped);
+    free_marks(&mp);
+    free_marks(&mo);
+    if (!ok && !err->msg[0])
+        ip_fail(err, "html: out of memory");
+    return ok && !ferror(out);
+}
+
+bool ip_html_violation(FILE *out, const ip_trace *t, const ip_verdict *v,
+                       ip_error *err)
+{
+    const ip_cycle *c = v->n_cycles ? &v->cycles[0] : NULL;
+    uint32_t n = c ? c->n_edges : 0;
+    fprintf(out, "<section class=\"violation\" id=\"violation\" "
+            "data-cycle-edges=\"%u\" data-boxes=\"%u\">\n<h2>Violates ",
+            n, boxes(t));
+    esc(out, ip_level_name(v->level));
+    fprintf(out, "</h2>\n<p>%u transactions; %u cycle%s reported, the first "
+            "drawn.</p>\n", ip_committed_count(t), v->n_cycles,
+            v->n_cycles == 1 ? "" : "s");
+    ip_draw_edge *e = calloc(n + 1, sizeof *e);
+    char (*text)[2][64] = calloc(n + 1, sizeof *text);
+    bool ok = e && text;
+    if (ok && c) {
+        fputs("<table class=\"cycle-edges\"><tr><th>from</th><th>edge</th>"
+              "<th>to</th></tr>\n", out);
+        for (uint32_t i = 0; i < n; i++) {
+            const ip_edge *x = &c->edges[i];
+            edge_label(ip_edge_kind_name(x->kind),
+                       x->key == IP_NONE ? NULL : ip_key_name(t, x->key),
+                       text[i][0], 64);
+            snprintf(text[i][1], 64, "v-cycle-%u", i);
+            e[i] = (ip_draw_edge){.from = x->from, .to = x->to,
+                                  .label = text[i][0], .color = "#cc0000",
+                                  .id = text[i][1],
+                                  .dashed = x->kind == IP_EDGE_RW};
+            fputs("<tr><td>", out);
+            esc(out, ip_txn_name(t, x->from));
+            fputs("</td><td class=\"cycle\">", out);
+            esc(out, text[i][0]);
+            fputs("</td><td>", out);
+            esc(out, ip_txn_name(t, x->to));
+            fputs("</td></tr>\n", out);
+        }
+        fputs("</table>\n", out);
+    }
+    if (ok) {
+        fputs("<div class=\"drawings\">\n", out);
+        ip_draw d = {.t = t, .edges = e, .n_edges = n, .id_prefix = "v"};
+        ok = figure(out, "The history and its witness cycle", &d, err);
+        fputs("</div>\n", out);
+    }
+    fputs("</section>\n", out);
+    free(e);
+    free(text);
+    if (!ok && !err->msg[0])
+        ip_fail(err, "html: out of memory");
+    return ok && !ferror(out);
+}

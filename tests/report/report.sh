@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: headless Chromium renders the pages
+# that predict --html, check --html and report write, and the rendered
+# DOM must hold every prediction's section, its tables and its drawings,
+# with as many highlighted edges and boxes as the prediction files say.
+# A screenshot of each page goes into OUT_DIR.  Exit 77 (skipped) only
+# when Chromium is missing or cannot start here.
+# usage: report.sh ISOPREDICT APPS_DIR TRACES_DIR OUT_DIR
+set -u
+BIN=$1 APPS=$2 TRACES=$3 OUT=$4
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/report.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+FAILS=0
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+[ -n "$CHROME" ] || { echo "SKIP: chromium is not installed (make deps installs it)"; exit 77; }
+render() {   # render PAGE NAME: the rendered DOM in NAME.dom, a screenshot
+    local flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars
+                 --no-first-run --user-data-dir="$WORK/profile")
+    timeout 120 "$CHROME" "${flags[@]}" --dump-dom "file://$WORK/$1" \
+        > "$2.dom" 2> "$2.err"
+    timeout 120 "$CHROME" "${flags[@]}" --window-size=1280,1600 \
+        --screenshot="$OUT/$2.png" "file://$WORK/$1" > /dev/null 2>> "$2.err"
+    [ -s "$2.dom" ]
+}
+printf '<!DOCTYPE html><p id="probe">ok</p>' > probe.html
+render probe.html probe && grep -q 'id="probe"' probe.dom ||
+    { echo "SKIP: chromium cannot run here: $(tail -2 probe.err)"; exit 77; }
+mkdir -p "$OUT"
+
+# count PATTERN FILE: occurrences of an extended regexp
+count() { grep -oE -- "$1" "$2" | wc -l; }
+
+# check_page PAGE NAME PREDICTION_FILES...: the rendered page against the files
+check_page() {
+    local page=$1 name=$2; shift 2
+    render "$page" "$name" || { fail "$name: chromium rendered nothing"; return; }
+    local dom=$name.dom i=0
+    [ "$(count '<section class="prediction"' "$dom")" = $# ] ||
+        fail "$name: expected $# prediction sections"
+    for f in "$@"; do
+        i=$((i + 1))
+        local changed cycle boxes
+        changed=$(jq '.prediction.changed_reads | length' "$f")
+        cycle=$(jq '.prediction.cycle | length' "$f")
+        # boxes: every committed transaction and init, up to 50 of them
+        boxes=$(jq '[.sessions[].transactions[] | select(.status != "aborted")] | length' "$f")
+        # the section's own tables
+        sect=$(sed -n "/id=\"prediction-$i\"/,/<\/section>/p" "$dom")
+        echo "$sect" > "sect$i"
+        [ "$(count '<svg' "sect$i")" = 2 ] || fail "$name #$i: expected 2 drawings"
+        [ "$(count '<tr>' <(sed -n '/class="changed-reads"/,/<\/table>/p' "sect$i"))" = $((changed + 1)) ] ||
+            fail "$name #$i: changed-reads table does not have $changed rows"
+        [ "$(count '<tr>' <(sed -n '/class="boundaries"/,/<\/table>/p' "sect$i"))" = \
+          $(( $(jq '.prediction.boundaries | length' "$f") + 1 )) ] ||
+            fail "$name #$i: boundaries table rows"
+        [ "$(count "id=\"p$i-changed-[0-9]+\" class=\"edge\"" "sect$i")" = "$changed" ] ||
+            fail "$name #$i: expected $changed changed-read edges drawn"
+        [ "$(count "id=\"p$i-cycle-[0-9]+\" class=\"edge\"" "sect$i")" = "$cycle" ] ||
+            fail "$name #$i: expected $cycle cycle edges drawn"
+        local drawn folds
+        drawn=$(count "id=\"p$i-predicted-t[0-9]+\" class=\"node\"" "sect$i")
+        folds=$(count "id=\"p$i-predicted-fold[0-9]+\" class=\"node\"" "sect$i")
+        if [ "$boxes" -le 50 ]; then
+            [ "$drawn" = $((boxes + 1)) ] && [ "$folds" = 0 ] ||
+                fail "$name #$i: $drawn boxes and $folds folds drawn for $boxes transactions"
+        else
+            [ "$folds" -ge 1 ] && [ "$drawn" -lt "$boxes" ] && [ "$drawn" -ge 2 ] ||
+                fail "$name #$i: $boxes transactions not folded ($drawn boxes, $folds folds)"
+        fi
+        grep -q "data-cycle-edges=\"$cycle\"" "sect$i" || fail "$name #$i: data-cycle-edges"
+    done
+}
+
+# write skew under si, with the observed run beside it
+"$BIN" predict --quiet --model si --out p1 --html ws.html "$TRACES/write-skew.json" > /dev/null
+[ $? = 1 ] || fail "predict --html on write-skew"
+check_page ws.html write-skew p1/*.json
+grep -q "Prediction 1: write skew" write-skew.dom || fail "write skew not named"
+
+# several predictions of an application run, 24 transactions
+"$APPS/bank" --sessions 3 --txns 8 --seed 2 --record bank.json --quiet
+"$BIN" predict --quiet --max-predictions 3 --out p2 --html bank.html bank.json > /dev/null
+check_page bank.html bank $(ls p2/*.json | sort -t- -k2)
+
+# a run of 120 transactions: the drawing folds what is not on the cycle
+"$APPS/bank" --sessions 4 --txns 30 --seed 1 --record big.json --quiet
+"$BIN" predict --quiet --out p3 --html big.html big.json > /dev/null
+[ -n "$(ls p3/*.json 2> /dev/null)" ] && check_page big.html big p3/*.json
+
+# the report command over files already written
+"$BIN" report --out all.html p1/*.json p3/*.json
+check_page all.html report p1/*.json p3/*.json
+
+# check --html: the witness cycle of a violation
+"$BIN" check --level ser --html v.html p1/*.json > /dev/null
+render v.html violation || fail "violation page"
+n=$("$BIN" check --level ser --json p1/*.json | jq '.cycles[0] | length')
+[ "$(count 'id="v-cycle-[0-9]+" class="edge"' violation.dom)" = "$n" ] ||
+    fail "violation page: expected $n cycle edges"
+[ "$(count '<tr>' <(sed -n '/class="cycle-edges"/,/<\/table>/p' violation.dom))" = $((n + 1)) ] ||
+    fail "violation page: cycle table rows"
+
+# self-contained: nothing fetched from elsewhere
+grep -lE '(src|href)="(https?:)?//' ./*.html && fail "a page loads a network resource"
+
+[ "$FAILS" = 0 ] || { echo "$FAILS failure(s)" >&2; exit 1; }
+echo "ok (screenshots in $OUT)"
