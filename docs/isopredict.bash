@@ -4,15 +4,17 @@
 _isopredict_opts()
 {
     case $1 in
-    predict) echo "--model --boundary --encoding --format --out --json --dot
+    predict) echo "--model --boundary --encoding --format --out --json --dot --html
         --timeout --max-memory --max-predictions --search --window
         --staleness --jobs --weak-isolation --shard --quiet --help" ;;
-    check) echo "--level --format --json --timeout --max-cycles --jobs --help" ;;
+    check) echo "--level --format --json --timeout --max-cycles --jobs --html
+        --help" ;;
     convert) echo "--from --to --lenient --help" ;;
     stats) echo "--format --json --lenient --help" ;;
     dot) echo "--format --out --lenient --help" ;;
     validate) echo "--app --out --json --sessions --txns --seed --timeout
         --help" ;;
+    report) echo "--out --help" ;;
     esac
 }
 
@@ -25,7 +27,7 @@ _isopredict()
     cmd=predict
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-        predict | check | convert | stats | dot | validate)
+        predict | check | convert | stats | dot | validate | report)
             cmd=${COMP_WORDS[i]}
             break ;;
         esac
@@ -40,6 +42,7 @@ _isopredict()
     --weak-isolation) COMPREPLY=($(compgen -W "auto eager lazy" -- "$cur")); return ;;
     --format | --from) COMPREPLY=($(compgen -W "$formats" -- "$cur")); return ;;
     --to) COMPREPLY=($(compgen -W "json dot" -- "$cur")); return ;;
+    --html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --out)
         if [ "$cmd" = predict ]; then
             COMPREPLY=($(compgen -d -- "$cur"))
@@ -55,7 +58,7 @@ _isopredict()
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_isopredict_opts "$cmd") --version" -- "$cur"))
     elif [ "$COMP_CWORD" = 1 ]; then
-        COMPREPLY=($(compgen -W "predict check convert stats dot validate" -- "$cur")
+        COMPREPLY=($(compgen -W "predict check convert stats dot validate report" -- "$cur")
                    $(compgen -f -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))

@@ -84,6 +84,10 @@ static bool draw_lanes(drawing *w)
         if (!lane)
             return false;
         GV_SET(lane, "label", label);
+        GV_SET(lane, "labeljust", "l");
+        GV_SET(lane, "fontsize", "11");
+        GV_SET(lane, "style", "rounded");
+        GV_SET(lane, "color", "grey50");
         Agnode_t *prev = NULL, *fold = NULL;
         uint32_t folded = 0;
         const ip_session *se = &t->sessions[s];
@@ -195,7 +199,15 @@ static bool draw_highlights(drawing *w)
         GV_SET(e, "penwidth", "2");
         if (h->dashed)
             GV_SET(e, "style", "dashed");
-        GV_SET(e, "constraint", "false");
+        if (h->loose)
+            GV_SET(e, "constraint", "false");
+        for (uint32_t j = 0; j < i; j++)
+            if (d->edges[j].from == h->to && d->edges[j].to == h->from) {
+                /* the way back of a two-edge cycle: around the side, not
+                 * over the way there */
+                GV_SET(e, "tailport", "e");
+                GV_SET(e, "headport", "e");
+            }
     }
     return true;
 }

@@ -305,6 +305,8 @@ typedef struct ip_draw_edge {
     uint32_t from, to;        /* txn ids of d->t */
     const char *label, *color, *id;   /* NULL: none, black, none */
     bool dashed;
+    bool loose;               /* no say in the layout's ranks (a cycle's
+                                 back edges would fold the lanes) */
 } ip_draw_edge;
 typedef struct ip_draw {
     const ip_trace *t;

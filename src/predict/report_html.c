@@ -102,7 +102,7 @@ typedef struct marks {
 /* Highlight from -> to (names; nothing when either is not in t). */
 static void mark(marks *m, const ip_trace *t, const char *from,
                  const char *to, const char *label, const char *color,
-                 const char *id, bool dashed)
+                 const char *id, bool dashed, bool loose)
 {
     uint32_t a = txn_by_name(t, from), b = txn_by_name(t, to);
     if (a == IP_NONE || b == IP_NONE)
@@ -111,7 +111,7 @@ static void mark(marks *m, const ip_trace *t, const char *from,
     snprintf(m->text[m->n][1], 64, "%s", id);
     m->e[m->n] = (ip_draw_edge){.from = a, .to = b, .label = m->text[m->n][0],
                                 .color = color, .id = m->text[m->n][1],
-                                .dashed = dashed};
+                                .dashed = dashed, .loose = loose};
     m->keep[a] = m->keep[b] = 1;
     m->n++;
 }
@@ -145,13 +145,13 @@ static bool build_marks(marks *m, const ip_trace *t, const cJSON *info,
             snprintf(label, sizeof label, "wr(%s)", str(c, "key"));
             snprintf(id, sizeof id, "p%u-was-%u", index, i);
             mark(m, t, str(c, "observed"), str(c, "transaction"), label,
-                 "#1e5aa8", id, true);
+                 "#1e5aa8", id, true, false);
         } else {
             snprintf(label, sizeof label, "wr(%s), was %s", str(c, "key"),
                      str(c, "observed"));
             snprintf(id, sizeof id, "p%u-changed-%u", index, i);
             mark(m, t, str(c, "predicted"), str(c, "transaction"), label,
-                 "#d2691e", id, false);
+                 "#d2691e", id, false, false);
         }
         i++;
     }
@@ -165,7 +165,7 @@ static bool build_marks(marks *m, const ip_trace *t, const cJSON *info,
             keep(m, t, str(c, "to"));
         } else
             mark(m, t, str(c, "from"), str(c, "to"), label, "#cc0000", id,
-                 !strcmp(str(c, "kind"), "rw"));
+                 !strcmp(str(c, "kind"), "rw"), true);
     }
     return true;
 }
@@ -374,7 +374,8 @@ bool ip_html_violation(FILE *out, const ip_trace *t, const ip_verdict *v,
             e[i] = (ip_draw_edge){.from = x->from, .to = x->to,
                                   .label = text[i][0], .color = "#cc0000",
                                   .id = text[i][1],
-                                  .dashed = x->kind == IP_EDGE_RW};
+                                  .dashed = x->kind == IP_EDGE_RW,
+                                  .loose = true};
             fputs("<tr><td>", out);
             esc(out, ip_txn_name(t, x->from));
             fputs("</td><td class=\"cycle\">", out);

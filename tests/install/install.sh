@@ -29,7 +29,7 @@ for f in "$BIN" "$MAN" "$COMP"; do [ -e "$f" ] || fail "not installed: $f"; done
 if command -v man > /dev/null; then
     MANWIDTH=100 man -l "$MAN" > man.txt 2> man.err || fail "man -l failed: $(cat man.err)"
     grep -q "EXIT STATUS" man.txt || fail "man page has no EXIT STATUS"
-    for cmd in predict check convert stats dot validate; do
+    for cmd in predict check convert stats dot validate report; do
         for opt in $("$BIN" $cmd --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
             grep -qE -- "${opt}([^a-z-]|$)" man.txt || fail "man page lacks $cmd $opt"
         done
