@@ -305,6 +305,17 @@ bool ip_html_prediction(FILE *out, uint32_t index, const ip_trace *obs,
         esc(out, str(info, "assumption"));
         fputs("</p>\n", out);
     }
+    if (*str(info, "observed")) {
+        fputs("<p>Reproduce it: <code>isopredict predict --model ", out);
+        esc(out, model);
+        fputs(" --boundary ", out);
+        esc(out, str(info, "boundary"));
+        fputs(" --encoding ", out);
+        esc(out, str(info, "encoding"));
+        fputc(' ', out);
+        esc(out, str(info, "observed"));
+        fputs("</code></p>\n", out);
+    }
     if (file) {
         fputs("<p>Re-check it: <code>isopredict check --level ", out);
         esc(out, model);
