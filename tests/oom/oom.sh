@@ -23,6 +23,8 @@ predict_lazy)   # lazy weak isolation, pruning, the strict boundary
 predict_si)     # snapshot isolation: points, pivot, kept forced pasts
     T=$TRACES/write-skew.json
     PREDICT_OPTS=(--model si --encoding exact) ;;
+predict_html)   # the HTML report and its drawings
+    PREDICT_OPTS=(--html r.html) ;;
 predict_bounded)    # windows on worker threads, staleness
     T=$TRACES/smallbank.json
     PREDICT_OPTS=(--window 6 --staleness 2 --jobs 2 --max-predictions 2) ;;
@@ -50,6 +52,8 @@ run() {   # run DIR: the command, run in DIR, its outputs there
                            else . end)'
                   jq -S "$f" r.json 2>/dev/null
                   for p in p/*.json; do [ -e "$p" ] && jq -S "$f" "$p"; done
+                  # the page, without its times
+                  [ -e r.html ] && sed 's/[0-9.]* s</s</g' r.html
                   return $st ;;
     esac
 }
