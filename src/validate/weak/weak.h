@@ -1,7 +1,10 @@
 /*
- * weak.h - internals of the weak checkers (rc, ra, causal): the inferred
- * commit relation co' as an edge list, the saturation passes that fill it,
- * and the graph algorithms that judge it.  Not part of the public contract.
+ * weak.h - the one header of src/validate/weak, the weak checkers (rc, ra,
+ * causal; AWDIT): the inferred commit relation co' as an edge list, the
+ * saturation passes that fill it (rc.c, ra.c, cc.c), the graph algorithms
+ * that judge it (graph.c, scc.c, cycles.c, vclock.c) and the entry point
+ * wk_check (judge.c) that check.c dispatches to.  Uses validate.h only;
+ * not part of the public contract.
  *
  * Only committed transactions and their read events count (the trace has
  * already dropped local and anomalous reads from its events).  Edges that
