@@ -381,6 +381,24 @@ static void print_table(const cli_batch *b, char **traces, uint32_t n,
             count[4], count[4] == 1 ? "" : "s", worst);
 }
 
+int cli_batch_main(cli_batch *b, char **args, int n_args)
+{
+    char **traces = NULL;
+    uint32_t n = 0;
+    if (!cli_batch_traces(args, n_args, &traces, &n)) {
+        fprintf(stderr, "isopredict: out of memory\n");
+        return IP_EXIT_UNKNOWN;
+    }
+    if (!b->jobs) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        b->jobs = cores > 0 ? (unsigned)cores : 1;
+    }
+    int r = n ? cli_batch_run(b, traces, n)
+              : cli_usage_error(b->cmd, "no traces in %s", args[0]);
+    cli_batch_free_traces(traces, n);
+    return r;
+}
+
 int cli_batch_run(const cli_batch *b, char **traces, uint32_t n)
 {
     job *jobs = calloc(n + 1, sizeof *jobs);

@@ -147,6 +147,9 @@ typedef struct cli_batch {
     bool json;
 } cli_batch;
 int cli_batch_run(const cli_batch *b, char **traces, uint32_t n);
+/* Expand args (cli_batch_traces), default b->jobs to the number of cores,
+ * run them (cli_batch_run); a usage error when they hold no trace. */
+int cli_batch_main(cli_batch *b, char **args, int n_args);
 
 /* --timeout SECONDS (at most CLI_MAX_TIMEOUT_S, so that the milliseconds
  * fit an unsigned) into *ms; false (message printed) otherwise. */

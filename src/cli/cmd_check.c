@@ -155,21 +155,9 @@ static int parse_args(int argc, char **argv, check_args *a)
 static int run_batch(const check_args *a)
 {
     static const char *const child[] = {"--json", NULL};
-    char **traces = NULL;
-    uint32_t n = 0;
-    if (!cli_batch_traces(a->args + a->n_opts, a->n_traces, &traces, &n)) {
-        fprintf(stderr, "isopredict: out of memory\n");
-        return IP_EXIT_UNKNOWN;
-    }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cli_batch b = {.cmd = "check", .opts = a->args, .n_opts = a->n_opts,
-                   .child_opts = child,
-                   .jobs = a->jobs ? a->jobs : cores > 0 ? (unsigned)cores : 1,
-                   .json = a->json};
-    int r = n ? cli_batch_run(&b, traces, n)
-              : cli_usage_error("check", "no traces in %s", a->path);
-    cli_batch_free_traces(traces, n);
-    return r;
+                   .child_opts = child, .jobs = a->jobs, .json = a->json};
+    return cli_batch_main(&b, a->args + a->n_opts, a->n_traces);
 }
 
 /* --html: the check's settings and verdict, and the witness cycle drawn. */

@@ -669,22 +669,10 @@ static int run_batch(const predict_args *a)
 {
     static const char *const child[] = {"--json", "--quiet", "--jobs", "1",
                                         NULL};
-    char **traces = NULL;
-    uint32_t n = 0;
-    if (!cli_batch_traces(a->args + a->n_opts, a->n_traces, &traces, &n)) {
-        fprintf(stderr, "isopredict: out of memory\n");
-        return IP_EXIT_UNKNOWN;
-    }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cli_batch b = {.cmd = CMD, .predict = true, .opts = a->args,
                    .n_opts = a->n_opts, .child_opts = child,
-                   .jobs = a->opts.jobs ? a->opts.jobs
-                                        : cores > 0 ? (unsigned)cores : 1,
-                   .json = a->json};
-    int r = n ? cli_batch_run(&b, traces, n)
-              : cli_usage_error(CMD, "no traces in %s", a->trace);
-    cli_batch_free_traces(traces, n);
-    return r;
+                   .jobs = a->opts.jobs, .json = a->json};
+    return cli_batch_main(&b, a->args + a->n_opts, a->n_traces);
 }
 
 int cmd_predict(int argc, char **argv)
