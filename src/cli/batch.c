@@ -101,7 +101,8 @@ static bool expand_dir(const char *dir, names *ns)
             ok = push_name(ns, dir, e->d_name);
     }
     closedir(d);
-    qsort(ns->v + first, ns->n - first, sizeof *ns->v, by_name);
+    if (ns->n > first)        /* an empty directory has no array yet */
+        qsort(ns->v + first, ns->n - first, sizeof *ns->v, by_name);
     return ok;
 }
 

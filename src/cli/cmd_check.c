@@ -174,9 +174,10 @@ static bool html_report(FILE *out, const check_args *a, const ip_trace *t,
                           "result", res, "transactions", txns, "time", secs,
                           NULL};
     ip_error err = {0};
-    bool ok = ip_html_begin(out, title, rows) &&
-              (r != IP_CHECK_VIOLATION || ip_html_violation(out, t, v, &err)) &&
-              ip_html_end(out);
+    ip_html *page = ip_html_begin(out, title, rows, &err);
+    bool ok = page && (r != IP_CHECK_VIOLATION ||
+                       ip_html_violation(page, t, v, &err));
+    ok = ip_html_end(page) && ok;
     if (!ok && err.msg[0])
         fprintf(stderr, "isopredict check: %s\n", err.msg);
     return ok;

@@ -593,18 +593,19 @@ static bool html_report(FILE *out, const predict_args *a, const ip_trace *obs,
         "search", st->search.complete ? "complete" : "not complete",
         "result", result_name(r), "predictions", count, "time", secs, NULL};
     ip_error err = {0};
-    bool ok = ip_html_begin(out, title, rows);
+    ip_html *page = ip_html_begin(out, title, rows, &err);
+    bool ok = page != NULL;
     for (uint32_t i = 0; ok && i < n; i++) {
         cJSON *info = ip_prediction_info_cjson(obs, &p[i], o, a->trace);
-        ok = info && ip_html_prediction(out, i + 1, ip_prediction_base(obs,
-                                                                       &p[i]),
+        ok = info && ip_html_prediction(page, i + 1,
+                                        ip_prediction_base(obs, &p[i]),
                                         p[i].history, info, files[i].json,
                                         &err);
         cJSON_Delete(info);
     }
     if (!ok && err.msg[0])
         fprintf(stderr, "isopredict: %s\n", err.msg);
-    return ok && ip_html_end(out);
+    return ip_html_end(page) && ok;
 }
 
 static int write_html(const predict_args *a, const ip_trace *obs,

@@ -89,15 +89,15 @@ static bool write_page(FILE *out, char **files, int n, const entry *e)
     char count[32];
     snprintf(count, sizeof count, "%d", n);
     const char *rows[] = {"prediction files", count, NULL};
-    bool ok = ip_html_begin(out, "isopredict report", rows);
-    for (int i = 0; ok && i < n; i++) {
-        ip_error err = {0};
-        ok = ip_html_prediction(out, (uint32_t)i + 1, e[i].obs, e[i].hist,
+    ip_error err = {0};
+    ip_html *page = ip_html_begin(out, "isopredict report", rows, &err);
+    bool ok = page != NULL;
+    for (int i = 0; ok && i < n; i++)
+        ok = ip_html_prediction(page, (uint32_t)i + 1, e[i].obs, e[i].hist,
                                 e[i].info, files[i], &err);
-        if (!ok)
-            fprintf(stderr, "isopredict: %s\n", err.msg);
-    }
-    return ok && ip_html_end(out);
+    if (!ok)
+        fprintf(stderr, "isopredict: %s\n", err.msg);
+    return ip_html_end(page) && ok;
 }
 
 int cmd_report(int argc, char **argv)

@@ -192,8 +192,10 @@ static bool draw_highlights(drawing *w)
             return false;
         if (h->id)
             GV_SET(e, "id", h->id);
+        /* xlabel, not label: dot 2.43 frees the label node of an edge
+         * within one rank twice (gvFreeLayout) */
         if (h->label)
-            GV_SET(e, "label", h->label);
+            GV_SET(e, "xlabel", h->label);
         GV_SET(e, "color", h->color ? h->color : "black");
         GV_SET(e, "fontcolor", h->color ? h->color : "black");
         GV_SET(e, "penwidth", "2");
@@ -212,12 +214,33 @@ static bool draw_highlights(drawing *w)
     return true;
 }
 
-static char *render(drawing *w)
+struct ip_drawer {
+    GVC_t *gvc;
+};
+
+ip_drawer *ip_drawer_new(void)
 {
-    GVC_t *gvc = gvContext();
+    ip_drawer *dr = calloc(1, sizeof *dr);
+    if (dr && !(dr->gvc = gvContext())) {
+        free(dr);
+        dr = NULL;
+    }
+    return dr;
+}
+
+void ip_drawer_free(ip_drawer *dr)
+{
+    if (!dr)
+        return;
+    gvFreeContext(dr->gvc);
+    free(dr);
+}
+
+static char *render(GVC_t *gvc, drawing *w)
+{
     char *svg = NULL, *data = NULL;
     unsigned int len = 0;
-    if (gvc && gvLayout(gvc, w->g, "dot") == 0) {
+    if (gvLayout(gvc, w->g, "dot") == 0) {
         if (gvRenderData(gvc, w->g, "svg", &data, &len) == 0 && data) {
             /* inline: from <svg on, without the XML prolog */
             const char *start = strstr(data, "<svg");
@@ -227,12 +250,10 @@ static char *render(drawing *w)
         }
         gvFreeLayout(gvc, w->g);
     }
-    if (gvc)
-        gvFreeContext(gvc);
     return svg;
 }
 
-char *ip_draw_svg(const ip_draw *d, ip_error *err)
+char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
 {
     const ip_trace *t = d->t;
     drawing w = {.d = d};
@@ -264,7 +285,7 @@ char *ip_draw_svg(const ip_draw *d, ip_error *err)
         }
     }
     ok = ok && draw_lanes(&w) && draw_wr(&w) && draw_highlights(&w);
-    char *svg = ok ? render(&w) : NULL;
+    char *svg = ok ? render(dr->gvc, &w) : NULL;
     if (w.g)
         agclose(w.g);
     free(w.node);

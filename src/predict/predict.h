@@ -301,6 +301,14 @@ bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
  * for a highlighted edge.  Returns a
  * malloc'ed "<svg ...>...</svg>" string, or NULL with err set. */
 enum { IP_DRAW_FULL = 50 };
+
+/* One Graphviz context, for all the drawings of a process: Graphviz
+ * 2.43's text layout keeps a pointer into a context's font cache after
+ * that context is freed, so a second context in one process reads freed
+ * memory.  NULL when Graphviz cannot start. */
+typedef struct ip_drawer ip_drawer;
+ip_drawer *ip_drawer_new(void);
+void ip_drawer_free(ip_drawer *dr);
 typedef struct ip_draw_edge {
     uint32_t from, to;        /* txn ids of d->t */
     const char *label, *color, *id;   /* NULL: none, black, none */
@@ -316,26 +324,31 @@ typedef struct ip_draw {
     const uint8_t *dropped;   /* per txn: drawn dashed grey; NULL */
     const char *id_prefix;    /* NULL: "h" */
 } ip_draw;
-char *ip_draw_svg(const ip_draw *d, ip_error *err);
+char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err);
 
 /* One self-contained HTML page (no network resources; SVG inlined):
  * ip_html_begin writes the head and a table of the run's settings and
- * outcome (`rows`: key, value, key, value, ..., NULL); each
+ * outcome (`rows`: key, value, key, value, ..., NULL) and returns the
+ * page (NULL with err set when out of memory or Graphviz cannot start;
+ * make one page per process, see ip_drawer); each
  * ip_html_prediction a section for one prediction - `info` is its
  * "prediction" object (a cJSON *, as in prediction files: changed reads,
  * boundaries, cycle, confirmation), `hist` its history, `obs` the
  * observed trace drawn beside it (NULL: not drawn), `file` where it was
  * written (NULL: not); ip_html_violation a section for a check's
- * violation with its witness cycle; ip_html_end closes the page.  Each
+ * violation with its witness cycle; ip_html_end closes the page and frees
+ * it (false on a stream error; NULL is allowed).  Each
  * section carries data-* counts (changed reads, cycle edges, drawn boxes)
  * for tests.  False with err set on failure (out of memory, drawing). */
-bool ip_html_begin(FILE *out, const char *title, const char *const *rows);
-bool ip_html_prediction(FILE *out, uint32_t index, const ip_trace *obs,
+typedef struct ip_html ip_html;
+ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
+                       ip_error *err);
+bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
                         const ip_trace *hist, const void *info,
                         const char *file, ip_error *err);
-bool ip_html_violation(FILE *out, const ip_trace *t, const ip_verdict *v,
+bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
                        ip_error *err);
-bool ip_html_end(FILE *out);
+bool ip_html_end(ip_html *page);
 
 /* The plain-words assumption of the relaxed boundary. */
 extern const char ip_relaxed_assumption[];

@@ -24,6 +24,11 @@ static const char STYLE[] =
     ".legend span{margin-right:1.5em}.changed{color:#d2691e}"
     ".cycle{color:#c00}.was{color:#1e5aa8}";
 
+struct ip_html {
+    FILE *out;
+    ip_drawer *drawer;
+};
+
 static void esc(FILE *out, const char *s)
 {
     for (; s && *s; s++)
@@ -51,8 +56,16 @@ static uint32_t txn_by_name(const ip_trace *t, const char *name)
     return IP_NONE;
 }
 
-bool ip_html_begin(FILE *out, const char *title, const char *const *rows)
+ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
+                       ip_error *err)
 {
+    ip_html *page = calloc(1, sizeof *page);
+    if (!page || !(page->drawer = ip_drawer_new())) {
+        free(page);
+        ip_fail(err, "html: out of memory or Graphviz cannot start");
+        return NULL;
+    }
+    page->out = out;
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<title>", out);
     esc(out, title);
@@ -71,13 +84,18 @@ bool ip_html_begin(FILE *out, const char *title, const char *const *rows)
           "write it read in the observed run</span><span class=\"cycle\">"
           "&#9632; unserializability cycle</span><span>dashed box: dropped "
           "by the boundary</span></p></section>\n", out);
-    return !ferror(out);
+    return page;
 }
 
-bool ip_html_end(FILE *out)
+bool ip_html_end(ip_html *page)
 {
-    fputs("</body></html>\n", out);
-    return !ferror(out);
+    if (!page)
+        return false;
+    fputs("</body></html>\n", page->out);
+    bool ok = !ferror(page->out);
+    ip_drawer_free(page->drawer);
+    free(page);
+    return ok;
 }
 
 /* "kind(key)" or "kind" into buf. */
@@ -177,10 +195,11 @@ static void free_marks(marks *m)
     free(m->keep);
 }
 
-static bool figure(FILE *out, const char *caption, const ip_draw *d,
+static bool figure(ip_html *page, const char *caption, const ip_draw *d,
                    ip_error *err)
 {
-    char *svg = ip_draw_svg(d, err);
+    FILE *out = page->out;
+    char *svg = ip_draw_svg(page->drawer, d, err);
     if (!svg)
         return false;
     fputs("<figure><figcaption>", out);
@@ -264,10 +283,11 @@ static uint32_t boxes(const ip_trace *t)
                                                  : 0;
 }
 
-bool ip_html_prediction(FILE *out, uint32_t index, const ip_trace *obs,
+bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
                         const ip_trace *hist, const void *info_v,
                         const char *file, ip_error *err)
 {
+    FILE *out = page->out;
     const cJSON *info = info_v;
     const cJSON *cy = cJSON_GetObjectItemCaseSensitive(info, "cycle");
     const char *model = str(info, "model"), *anomaly = str(info, "anomaly");
@@ -342,12 +362,12 @@ bool ip_html_prediction(FILE *out, uint32_t index, const ip_trace *obs,
     if (ok && obs) {
         ip_draw d = {.t = obs, .edges = mo.e, .n_edges = mo.n,
                      .keep = mo.keep, .dropped = dropped, .id_prefix = po};
-        ok = figure(out, "Observed run", &d, err);
+        ok = figure(page, "Observed run", &d, err);
     }
     if (ok) {
         ip_draw d = {.t = hist, .edges = mp.e, .n_edges = mp.n,
                      .keep = mp.keep, .id_prefix = pp};
-        ok = figure(out, "Predicted run", &d, err);
+        ok = figure(page, "Predicted run", &d, err);
     }
     fputs("</div>\n</section>\n", out);
     free(dropped);
@@ -358,9 +378,10 @@ bool ip_html_prediction(FILE *out, uint32_t index, const ip_trace *obs,
     return ok && !ferror(out);
 }
 
-bool ip_html_violation(FILE *out, const ip_trace *t, const ip_verdict *v,
+bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
                        ip_error *err)
 {
+    FILE *out = page->out;
     const ip_cycle *c = v->n_cycles ? &v->cycles[0] : NULL;
     uint32_t n = c ? c->n_edges : 0;
     fprintf(out, "<section class=\"violation\" id=\"violation\" "
@@ -400,7 +421,7 @@ bool ip_html_violation(FILE *out, const ip_trace *t, const ip_verdict *v,
     if (ok) {
         fputs("<div class=\"drawings\">\n", out);
         ip_draw d = {.t = t, .edges = e, .n_edges = n, .id_prefix = "v"};
-        ok = figure(out, "The history and its witness cycle", &d, err);
+        ok = figure(page, "The history and its witness cycle", &d, err);
         fputs("</div>\n", out);
     }
     fputs("</section>\n", out);
