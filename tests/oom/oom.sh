@@ -52,8 +52,13 @@ run() {   # run DIR: the command, run in DIR, its outputs there
                            else . end)'
                   jq -S "$f" r.json 2>/dev/null
                   for p in p/*.json; do [ -e "$p" ] && jq -S "$f" "$p"; done
-                  # the page, without its times
-                  [ -e r.html ] && sed 's/[0-9.]* s</s</g' r.html
+                  # the page without its times; the drawings' lines sorted
+                  # (Graphviz orders clusters by address, which another
+                  # allocation pattern changes)
+                  if [ -e r.html ]; then
+                      sed 's/[0-9.]* s</s</g; /<svg/,/<\/svg>/d' r.html
+                      sed -n '/<svg/,/<\/svg>/p' r.html | sort
+                  fi
                   return $st ;;
     esac
 }
