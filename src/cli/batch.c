@@ -180,18 +180,33 @@ static char *read_back(int fd)
     return s;
 }
 
+static void close_fds(job *j)
+{
+    if (j->out >= 0)
+        close(j->out);
+    if (j->err >= 0)
+        close(j->err);
+    j->out = j->err = -1;
+}
+
 static bool start_job(const cli_batch *b, const char *trace, job *j)
 {
     j->out = temp_fd();
     j->err = temp_fd();
+    size_t n_child = 0;
+    for (const char *const *x = b->child_opts; x && *x; x++)
+        n_child++;
     uint32_t n = 0;
-    const char **argv = malloc(sizeof *argv * (size_t)(b->n_opts + 10));
+    /* "isopredict", cmd, options, child options, "--", trace, NULL */
+    const char **argv = malloc(sizeof *argv *
+                               ((size_t)b->n_opts + n_child + 5));
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     bool ok = j->out >= 0 && j->err >= 0 && argv &&
               posix_spawn_file_actions_init(&fa) == 0;
     if (!ok) {
         free(argv);
+        close_fds(j);
         return false;
     }
     argv[n++] = "isopredict";
@@ -218,6 +233,8 @@ static bool start_job(const cli_batch *b, const char *trace, job *j)
     }
     posix_spawn_file_actions_destroy(&fa);
     free(argv);
+    if (!ok)
+        close_fds(j);
     return ok;
 }
 
@@ -237,8 +254,7 @@ static void finish_job(job *j, int wstatus)
             j->stderr_text = t;
         }
     }
-    close(j->out);
-    close(j->err);
+    close_fds(j);
     j->pid = 0;
     j->done = true;
 }
