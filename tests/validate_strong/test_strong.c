@@ -15,11 +15,14 @@
 enum { SER = 0, SI = 1 };
 
 static const ip_strong_opts configs[] = {
-    { false, false, false },  /* all phases */
-    { true, false, false },   /* no chained keys: pruning decides */
-    { true, true, false },    /* no chains, no pruning: guess or solver */
-    { true, true, true },     /* only the solver */
+    { false, false, false, 0 },  /* all phases */
+    { true, false, false, 0 },   /* no chained keys: pruning decides */
+    { true, true, false, 0 },    /* no chains, no pruning: guess or solver */
+    { true, true, true, 0 },     /* only the solver */
 };
+/* pruning with one bitset word per pass: 64 targets per chunk, so every
+ * history of more than 32 transactions takes the chunked passes */
+static const ip_strong_opts chunked = { true, false, false, 1 };
 #define N_CONFIGS (sizeof configs / sizeof *configs)
 
 /* Check one level under one configuration; returns the result. */
@@ -290,6 +293,9 @@ static void test_mini_transactions_no_solver(void)
         /* without chains, pruning alone must reach the same verdict */
         CU_ASSERT_EQUAL(check_one(t, lvl, &configs[1], &st), IP_CHECK_OK);
         CU_ASSERT_EQUAL(st.solver_calls, 0);
+        /* and so must pruning in chunks of 64 targets */
+        CU_ASSERT_EQUAL(check_one(t, lvl, &chunked, &st), IP_CHECK_OK);
+        CU_ASSERT_EQUAL(st.solver_calls, 0);
     }
     ip_trace_free(t);
 }
@@ -302,6 +308,8 @@ static void test_mini_transactions_lost_update(void)
         ip_strong_stats st;
         CU_ASSERT_EQUAL(check_one(t, lvl, &configs[0], &st),
                         IP_CHECK_VIOLATION);
+        CU_ASSERT_EQUAL(st.solver_calls, 0);
+        CU_ASSERT_EQUAL(check_one(t, lvl, &chunked, &st), IP_CHECK_VIOLATION);
         CU_ASSERT_EQUAL(st.solver_calls, 0);
     }
     ip_trace_free(t);

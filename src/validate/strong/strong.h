@@ -71,6 +71,9 @@ typedef struct ip_strong_opts {
     bool no_chains;           /* do not order keys by direct evidence */
     bool no_pruning;          /* send every undecided pair to the solver */
     bool no_guess;            /* skip the topological guess before Z3 */
+    uint32_t bitset_words;    /* pruning's reachability bits, in 64-bit
+                                 words; 0 = 64 MiB.  Tiny budgets force
+                                 the chunked passes on small histories. */
 } ip_strong_opts;
 
 /* The checker behind ip_check_ser/si; si selects the level.  stats and

@@ -38,7 +38,7 @@ static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
         return IP_CHECK_ERROR;
     double t1 = ip_now();
     c->stats->sec_known = t1 - t0;
-    sg_status st = sg_prune(c, sopts->no_pruning);
+    sg_status st = sg_prune(c, sopts->no_pruning, sopts->bitset_words);
     double t2 = ip_now();
     c->stats->sec_prune = t2 - t1;
     if (st != SG_OPEN)
@@ -58,7 +58,7 @@ ip_check_result ip_check_strong(const ip_trace *t, bool si,
 {
     double t0 = ip_now();
     ip_strong_stats local_stats;
-    ip_strong_opts no_opts = { false, false, false };
+    ip_strong_opts no_opts = { false, false, false, 0 };
     ip_error local_err;
     if (!stats)
         stats = &local_stats;

@@ -25,7 +25,13 @@ typedef struct reach {
     uint64_t *bits;           /* n_points rows of `words` words */
     size_t cap_bits;
     uint32_t words, base;     /* chunk: target ids base .. base+64*words */
+    uint32_t budget;          /* words of bits at most (BITSET_BUDGET_WORDS) */
     uint8_t *blocked;         /* parallel to c->ord: option (a,b) blocked */
+    /* several chunks: the writers whose orders have an edge leaving from
+     * each chunk (the sources of (a, b)'s edges depend on a alone: a's
+     * commit and the starts of a's readers), as (uk, i) pairs */
+    uint32_t *by_chunk_first; /* per chunk + 1 */
+    uint32_t (*by_chunk)[2];
 } reach;
 
 static void decide(sg_ctx *c, uint32_t uk, uint32_t a, uint32_t b)
@@ -104,6 +110,100 @@ static bool test_order(reach *r, uint32_t uk, uint32_t i, uint32_t j)
     return true;
 }
 
+static uint32_t chunk_of(const reach *r, uint32_t point)
+{
+    return r->tgt[point] / (64u * r->words);
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The chunks that writer i of ukey uk has edge sources in, sorted and
+ * distinct, into out (at most 1 + readers); their number. */
+static uint32_t writer_chunks(const reach *r, uint32_t uk, uint32_t i,
+                              uint32_t *out)
+{
+    const sg_ctx *c = r->c;
+    uint32_t a = writer(c, uk, i), n = 0;
+    if (r->tgt[sg_commit(c, a)] == IP_NONE)
+        return 0;             /* no open order of a: none marked it */
+    out[n++] = chunk_of(r, sg_commit(c, a));
+    uint32_t e = ip_write_event(c->t, a, c->uk_key[uk]);
+    for (uint32_t k = c->rd_first[e]; k < c->rd_first[e + 1]; k++)
+        if (r->tgt[sg_start(c, c->rd[k])] != IP_NONE)
+            out[n++] = chunk_of(r, sg_start(c, c->rd[k]));
+    qsort(out, n, sizeof *out, cmp_u32);
+    uint32_t d = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (!d || out[d - 1] != out[k])
+            out[d++] = out[k];
+    return d;
+}
+
+/* Per chunk, the (uk, i) whose orders need testing there; false when out
+ * of memory (then every chunk tests every order). */
+static bool index_writers(reach *r, uint32_t chunks)
+{
+    const sg_ctx *c = r->c;
+    uint32_t max_rd = 0;
+    uint64_t total = 0;
+    for (uint32_t uk = 0; uk < c->n_ukeys; uk++)
+        for (uint32_t i = c->uk_first[uk]; i < c->uk_first[uk + 1]; i++) {
+            uint32_t e = ip_write_event(c->t, c->uk_w[i], c->uk_key[uk]);
+            uint32_t n = c->rd_first[e + 1] - c->rd_first[e];
+            max_rd = n > max_rd ? n : max_rd;
+            total += 1 + n;
+        }
+    uint32_t *tmp = malloc(sizeof *tmp * ((size_t)max_rd + 1));
+    r->by_chunk_first = calloc((size_t)chunks + 2, sizeof *r->by_chunk_first);
+    r->by_chunk = malloc(sizeof *r->by_chunk * (total ? total : 1));
+    bool ok = tmp && r->by_chunk_first && r->by_chunk && total < UINT32_MAX;
+    for (int fill = 0; ok && fill < 2; fill++) {
+        if (fill)             /* counts to starts (shifted by one) */
+            for (uint32_t k = 1; k <= chunks; k++)
+                r->by_chunk_first[k] += r->by_chunk_first[k - 1];
+        for (uint32_t uk = 0; uk < c->n_ukeys; uk++) {
+            uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
+            for (uint32_t i = 0; i < m; i++) {
+                uint32_t n = writer_chunks(r, uk, i, tmp);
+                for (uint32_t k = 0; k < n; k++) {
+                    uint32_t *at = &r->by_chunk_first[tmp[k] + !fill];
+                    if (fill) {
+                        r->by_chunk[*at][0] = uk;
+                        r->by_chunk[*at][1] = i;
+                    }
+                    (*at)++;
+                }
+            }
+        }
+    }
+    free(tmp);
+    if (!ok)
+        return false;
+    for (uint32_t k = chunks; k > 0; k--)   /* ends back to starts */
+        r->by_chunk_first[k] = r->by_chunk_first[k - 1];
+    r->by_chunk_first[0] = 0;
+    return true;
+}
+
+/* The open orders of the writers indexed for the current chunk. */
+static void test_chunk_orders(reach *r)
+{
+    const sg_ctx *c = r->c;
+    uint32_t k = r->base / (64u * r->words);
+    for (uint32_t x = r->by_chunk_first[k]; x < r->by_chunk_first[k + 1];
+         x++) {
+        uint32_t uk = r->by_chunk[x][0], i = r->by_chunk[x][1];
+        uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
+        for (uint32_t j = 0; j < m; j++)
+            if (j != i && *sg_ord(c, uk, i, j) == 0)
+                test_order(r, uk, i, j);
+    }
+}
+
 static void fill_chunk(reach *r)
 {
     const sg_graph *g = &r->c->g;
@@ -132,7 +232,7 @@ static bool find_blocked(reach *r)
         r->tgt[p] = IP_NONE;
     r->n_tgt = 0;
     each_open_order(r, mark_order_targets);
-    uint32_t need = (r->n_tgt + 63) / 64, fit = BITSET_BUDGET_WORDS / n;
+    uint32_t need = (r->n_tgt + 63) / 64, fit = r->budget / n;
     r->words = need < fit ? need : fit;
     if (r->words == 0)
         r->words = 1;
@@ -145,10 +245,19 @@ static bool find_blocked(reach *r)
         r->cap_bits = need_words;
     }
     memset(r->blocked, 0, c->uk_ord[c->n_ukeys]);
+    uint32_t chunks = (r->n_tgt + 64u * r->words - 1) / (64u * r->words);
+    bool indexed = chunks > 1 && index_writers(r, chunks);
     for (r->base = 0; r->base < r->n_tgt; r->base += 64u * r->words) {
         fill_chunk(r);
-        each_open_order(r, test_order);
+        if (indexed)
+            test_chunk_orders(r);
+        else
+            each_open_order(r, test_order);
     }
+    free(r->by_chunk_first);
+    free(r->by_chunk);
+    r->by_chunk_first = NULL;
+    r->by_chunk = NULL;
     return true;
 }
 
@@ -187,9 +296,10 @@ static uint64_t apply_blocked(sg_ctx *c, const reach *r, bool *ok)
     return fixed;
 }
 
-sg_status sg_prune(sg_ctx *c, bool no_pruning)
+sg_status sg_prune(sg_ctx *c, bool no_pruning, uint32_t bitset_words)
 {
-    reach r = { .c = c };
+    reach r = { .c = c,
+                .budget = bitset_words ? bitset_words : BITSET_BUDGET_WORDS };
     sg_status st = SG_FAIL;
     bool dirty = false;
     r.tgt = malloc((size_t)(c->g.n_points ? c->g.n_points : 1) * sizeof *r.tgt);
