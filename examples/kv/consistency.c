@@ -59,21 +59,14 @@ kv_value kv_written_value(const kv_store *st, uint32_t txn, uint32_t key)
     return KV_ABSENT;
 }
 
-/* bmax: u is a one-step predecessor of the open transaction */
-static void note_writer(kv_store *st, uint32_t u)
+/* max[k] at least u for every key k that u writes (wmax: u is in hb of
+ * the open transaction; bmax: u is one of its one-step predecessors). */
+static void note_writer(const kv_store *st, uint32_t *max, uint32_t u)
 {
     const kv_txn *x = &st->txns[u];
     for (uint32_t i = 0; i < x->n_wkeys; i++)
-        if (st->bmax[x->wkeys[i]] < u)
-            st->bmax[x->wkeys[i]] = u;
-}
-
-static void note_hb_writer(kv_store *st, uint32_t u)
-{
-    const kv_txn *x = &st->txns[u];
-    for (uint32_t i = 0; i < x->n_wkeys; i++)
-        if (st->wmax[x->wkeys[i]] < u)
-            st->wmax[x->wkeys[i]] = u;
+        if (max[x->wkeys[i]] < u)
+            max[x->wkeys[i]] = u;
 }
 
 /* The first committed writer of key after w, or UINT32_MAX. */
@@ -91,12 +84,20 @@ static uint32_t next_writer(const kv_store *st, uint32_t key, uint32_t w)
     return lo < v->n ? v->txn[lo] : UINT32_MAX;
 }
 
-/* si: does some start point see w as key's latest version? */
+/* si: the start points left once the open transaction reads key from w
+ * (w before the start, the next writer of key not): *lo > *hi if none. */
+static void snapshot_range(const kv_store *st, uint32_t key, uint32_t w,
+                           uint32_t *lo, uint32_t *hi)
+{
+    uint32_t next = next_writer(st, key, w);
+    *lo = st->snap_lo > w + 1 ? st->snap_lo : w + 1;
+    *hi = st->snap_hi < next ? st->snap_hi : next;
+}
+
 static bool si_allows(const kv_store *st, uint32_t key, uint32_t w)
 {
-    uint32_t lo = st->snap_lo > w + 1 ? st->snap_lo : w + 1;
-    uint32_t next = next_writer(st, key, w);
-    uint32_t hi = st->snap_hi < next ? st->snap_hi : next;
+    uint32_t lo, hi;
+    snapshot_range(st, key, w, &lo, &hi);
     return lo <= hi;
 }
 
@@ -123,12 +124,13 @@ void kv_cons_begin(kv_store *st, kv_txn *tx)
         st->rmin[k] = IP_NONE;
         st->bmax[k] = 0;
     }
-    for (uint32_t u = 1; u < tx->id; u++)
-        if (kv_bit(row, u))
-            note_hb_writer(st, u);
-    for (uint32_t u = 1; st->model == KV_MODEL_RA && u < tx->id; u++)
-        if (st->txns[u].session == tx->session && kv_bit(row, u))
-            note_writer(st, u);
+    for (uint32_t u = 1; u < tx->id; u++) {
+        if (!kv_bit(row, u))
+            continue;
+        note_writer(st, st->wmax, u);
+        if (st->model == KV_MODEL_RA && st->txns[u].session == tx->session)
+            note_writer(st, st->bmax, u);
+    }
 }
 
 /* ra: would w as a wr predecessor of t3 follow a writer t3 already read
@@ -199,16 +201,12 @@ void kv_cons_read(kv_store *st, kv_txn *tx, uint32_t key, uint32_t w)
         if ((u != w && !kv_bit(wrow, u)) || kv_bit(row, u))
             continue;
         kv_set_bit(row, u);
-        note_hb_writer(st, u);
+        note_writer(st, st->wmax, u);
     }
     if (w < st->rmin[key])
         st->rmin[key] = w;
-    note_writer(st, w);
-    uint32_t next = next_writer(st, key, w);
-    if (st->snap_lo < w + 1)
-        st->snap_lo = w + 1;
-    if (st->snap_hi > next)
-        st->snap_hi = next;
+    note_writer(st, st->bmax, w);
+    snapshot_range(st, key, w, &st->snap_lo, &st->snap_hi);
 }
 
 uint32_t kv_cons_latest_allowed(const kv_store *st, const kv_txn *tx,

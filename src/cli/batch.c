@@ -138,12 +138,19 @@ void cli_batch_free_traces(char **traces, uint32_t n)
 
 /* ---- running the children -------------------------------------------------- */
 
+/* A trace's result in words, from its report (or its first error line). */
+typedef struct outcome {
+    char what[200];           /* "found, 2 predictions", "ser satisfied" */
+    double seconds;           /* < 0: unknown */
+} outcome;
+
 typedef struct job {
     pid_t pid;                /* 0: not started or done */
     int out, err;             /* unlinked temporary files */
     bool done;
     int status;               /* exit status (3 for a signal) */
     char *stdout_text, *stderr_text;
+    outcome o;                /* text mode: described once, when printed */
 } job;
 
 /* An unlinked temporary file in $TMPDIR (or /tmp), closed on exec: a
@@ -289,11 +296,6 @@ static void first_line(const char *s, char *buf, size_t n)
     buf[len] = '\0';
 }
 
-typedef struct outcome {
-    char what[200];           /* "found 2 predictions", "ser satisfied" */
-    double seconds;           /* < 0: unknown */
-} outcome;
-
 static void describe(const cli_batch *b, const job *j, outcome *o)
 {
     cJSON *root = j->stdout_text ? cJSON_Parse(j->stdout_text) : NULL;
@@ -359,15 +361,13 @@ static bool print_json_line(const char *trace, const job *j, FILE *out)
     return true;
 }
 
-static void print_line(const cli_batch *b, const char *trace, const job *j,
-                       FILE *out)
+static void print_line(const char *trace, const job *j, FILE *out)
 {
-    outcome o;
-    describe(b, j, &o);
-    if (o.seconds >= 0)
-        fprintf(out, "%s: %s (%.2fs)\n", trace, o.what, o.seconds);
+    if (j->o.seconds >= 0)
+        fprintf(out, "%s: %s (%.2fs)\n", trace, j->o.what, j->o.seconds);
     else
-        fprintf(out, "%s: %s (exit status %d)\n", trace, o.what, j->status);
+        fprintf(out, "%s: %s (exit status %d)\n", trace, j->o.what,
+                j->status);
 }
 
 static void print_table(const cli_batch *b, char **traces, uint32_t n,
@@ -382,13 +382,12 @@ static void print_table(const cli_batch *b, char **traces, uint32_t n,
     fprintf(out, "\n%-*s  exit  %-9s  result\n", (int)w, "trace", "seconds");
     uint32_t count[5] = {0};
     for (uint32_t i = 0; i < n; i++) {
-        outcome o;
-        describe(b, &jobs[i], &o);
+        const outcome *o = &jobs[i].o;
         char sec[32] = "-";
-        if (o.seconds >= 0)
-            snprintf(sec, sizeof sec, "%.2f", o.seconds);
+        if (o->seconds >= 0)
+            snprintf(sec, sizeof sec, "%.2f", o->seconds);
         fprintf(out, "%-*s  %4d  %-9s  %s\n", (int)w, traces[i],
-                jobs[i].status, sec, o.what);
+                jobs[i].status, sec, o->what);
         count[severity(jobs[i].status)]++;
     }
     fprintf(out, "%u trace%s: %u %s, %u %s, %u undecided, %u unavailable, "
@@ -480,14 +479,17 @@ int cli_batch_run(const cli_batch *b, char **traces, uint32_t n)
                 worst = j->status;
             if (b->json)
                 print_json_line(traces[printed], j, stdout);
-            else
-                print_line(b, traces[printed], j, stdout);
+            else {
+                describe(b, j, &j->o);
+                print_line(traces[printed], j, stdout);
+            }
             fflush(stdout);
         }
     }
     for (uint32_t i = 0; i < n; i++)   /* only if waitpid failed */
         if (!jobs[i].done) {
             jobs[i].status = IP_EXIT_UNKNOWN;
+            describe(b, &jobs[i], &jobs[i].o);
             worst = severity(worst) < severity(IP_EXIT_UNKNOWN)
                         ? IP_EXIT_UNKNOWN : worst;
         }
