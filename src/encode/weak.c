@@ -98,7 +98,7 @@ static bool encode_hb(ip_encoder *e)
             if (BIT(reach, a, k))
                 for (uint32_t w = 0; w < words; w++)
                     reach[(size_t)a * words + w] |= reach[(size_t)k * words + w];
-    /* asks(t1, t3): the pairs encode_ww_causal looks up */
+    /* asks(t1, t3): the pairs causal_premise is asked for */
     for (uint32_t gi = 0; gi < e->n_groups; gi++) {
         const enc_group *g = &e->groups[gi];
         for (uint32_t w = t->key_writer_first[g->key];
@@ -164,11 +164,28 @@ static bool encode_hb(ip_encoder *e)
     return true;
 }
 
-/* ww_causal(t1,t2): t3 reads k from t2 and hb(t1,t3); t1's write kept. */
-static void encode_ww_causal(ip_encoder *e)
+/* The premise "t1 precedes t3" of an arbitration axiom, as a literal:
+ * causal - hb(t1,t3); ra - one so or wr step (not hb: read atomic does
+ * not close under transitivity), the wr step being any key's read of t3
+ * from t1 within the history. */
+typedef Z3_ast (*premise_fn)(ip_encoder *e, uint32_t t1, uint32_t t3);
+
+static Z3_ast causal_premise(ip_encoder *e, uint32_t t1, uint32_t t3)
+{
+    return e->hb[e->rel[t1] * e->n_rel + e->rel[t3]];
+}
+
+static Z3_ast ra_premise(ip_encoder *e, uint32_t t1, uint32_t t3)
+{
+    return ip_so(e->tr, t1, t3) ? e->t
+                                : enc_wr(e, e->rel[t1], e->rel[t3], false);
+}
+
+/* ww_causal / ww_ra (t1,t2): t3 reads k from t2, premise(t1,t3), t1's
+ * write of k kept => co(t1) < co(t2). */
+static void encode_ww(ip_encoder *e, premise_fn premise)
 {
     const ip_trace *t = e->tr;
-    uint32_t n = e->n_rel;
     for (uint32_t gi = 0; gi < e->n_groups && !enc_halted(e); gi++) {
         const enc_group *g = &e->groups[gi];
         for (uint32_t i = 0; i < g->cand_count; i++) {
@@ -179,10 +196,10 @@ static void encode_ww_causal(ip_encoder *e)
                 uint32_t t1 = t->key_writer[w];
                 if (t1 == IP_INIT_TXN || t1 == t2 || t1 == g->txn)
                     continue;
-                Z3_ast hb = e->hb[e->rel[t1] * n + e->rel[g->txn]];
-                if (lit_is_false(e, hb))
+                Z3_ast before = premise(e, t1, g->txn);
+                if (lit_is_false(e, before))
                     continue;
-                Z3_ast c[4] = { lit_not(e, wr), lit_not(e, hb),
+                Z3_ast c[4] = { lit_not(e, wr), lit_not(e, before),
                                 lit_not(e, enc_write_exists(e, t1, g->key)),
                                 co_lt(e, t1, t2) };
                 enc_clause(e, c, 4);
@@ -258,39 +275,6 @@ static bool encode_ww_rc(ip_encoder *e)
     return true;
 }
 
-/* ww_ra(t1,t2): t3 reads k from t2 and t1 (so u wr) t3 in one step (not
- * hb: read atomic does not close under transitivity); t1's write kept.
- * The wr step is any key's read of t3 from t1 within the history. */
-static void encode_ww_ra(ip_encoder *e)
-{
-    const ip_trace *t = e->tr;
-    for (uint32_t gi = 0; gi < e->n_groups && !enc_halted(e); gi++) {
-        const enc_group *g = &e->groups[gi];
-        uint32_t t3 = g->txn;
-        for (uint32_t w = t->key_writer_first[g->key];
-             w < t->key_writer_first[g->key + 1]; w++) {
-            uint32_t t1 = t->key_writer[w];
-            if (t1 == IP_INIT_TXN || t1 == t3)
-                continue;
-            Z3_ast step = ip_so(t, t1, t3)
-                              ? e->t
-                              : enc_wr(e, e->rel[t1], e->rel[t3], false);
-            if (lit_is_false(e, step))
-                continue;
-            Z3_ast exists = enc_write_exists(e, t1, g->key);
-            for (uint32_t i = 0; i < g->cand_count; i++) {
-                uint32_t t2 = e->gcand[g->cand_first + i];
-                if (t2 == t1)
-                    continue;
-                Z3_ast c[4] = { lit_not(e, e->gwr_hist[g->wr_first + i]),
-                                lit_not(e, step), lit_not(e, exists),
-                                co_lt(e, t1, t2) };
-                enc_clause(e, c, 4);
-            }
-        }
-    }
-}
-
 bool enc_weak(ip_encoder *e, ip_error *err)
 {
     uint64_t np = (uint64_t)e->n_rel * e->n_rel;
@@ -312,10 +296,10 @@ bool enc_weak(ip_encoder *e, ip_error *err)
         e->hb = calloc(np + 1, sizeof *e->hb);
         ok = e->hb && encode_hb(e);
         if (ok)
-            encode_ww_causal(e);
+            encode_ww(e, causal_premise);
         break;
     case IP_LVL_RA:
-        encode_ww_ra(e);
+        encode_ww(e, ra_premise);
         break;
     default:
         ok = encode_ww_rc(e);
