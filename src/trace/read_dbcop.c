@@ -79,7 +79,8 @@ typedef struct dbcop_reader {
 static bool read_event(dbcop_reader *r, uint32_t txn, bool keep)
 {
     unsigned is_write = 0, ok = 0;
-    uint64_t key, value;
+    uint64_t key = 0, value = 0;  /* set by u64 when it returns true;
+                                     -O3 cannot see it */
     size_t at = r->b.i;
     if (!u8(&r->b, &is_write, "event") || !u64(&r->b, &key, "event key") ||
         !u64(&r->b, &value, "event value") || !u8(&r->b, &ok, "event flag"))
