@@ -14,13 +14,13 @@ typedef struct rw_term {
     Z3_ast x;
 } rw_term;
 
-/* Clause "pv -> some term of p" over terms[first..first+n) (by p). */
-static void imply_some(ip_encoder *e, Z3_ast pv, const rw_term *const *t,
-                       uint32_t n, Z3_ast *buf)
+/* Clause "pv -> one of the terms' variables" (buf: n + 1 entries). */
+static void imply_some(ip_encoder *e, Z3_ast pv, const rw_term *terms,
+                       const uint32_t *idx, uint32_t n, Z3_ast *buf)
 {
     buf[0] = lit_not(e, pv);
     for (uint32_t i = 0; i < n; i++)
-        buf[i + 1] = t[i]->x;
+        buf[i + 1] = terms[idx ? idx[i] : i].x;
     enc_clause(e, buf, n + 1);
 }
 
@@ -74,43 +74,37 @@ static bool encode_si_pivot(ip_encoder *e, Z3_ast *st)
             terms[nt++] = (rw_term){pi, i3, x};
         }
     }
-    /* bucket the terms by reader and by writer (counting sort) */
-    uint32_t *out_first = calloc(n + 2, sizeof *out_first);
+    /* the terms come in reader order, as the groups do; bucket them by
+     * writer (counting sort of their indices) */
     uint32_t *in_first = calloc(n + 2, sizeof *in_first);
-    const rw_term **by_out = malloc(sizeof *by_out * (nt + 1));
-    const rw_term **by_in = malloc(sizeof *by_in * (nt + 1));
+    uint32_t *by_in = malloc(sizeof *by_in * (nt + 1));
     Z3_ast *buf = malloc(sizeof *buf * (nt + 2));
     Z3_ast *pivots = malloc(sizeof *pivots * (n + 1));
-    ok = ok && out_first && in_first && by_out && by_in && buf && pivots;
-    for (uint32_t i = 0; ok && i < nt; i++) {
-        out_first[terms[i].reader + 2]++;
+    ok = ok && in_first && by_in && buf && pivots;
+    for (uint32_t i = 0; ok && i < nt; i++)
         in_first[terms[i].writer + 2]++;
-    }
-    for (uint32_t i = 2; ok && i < n + 2; i++) {
-        out_first[i] += out_first[i - 1];
+    for (uint32_t i = 2; ok && i < n + 2; i++)
         in_first[i] += in_first[i - 1];
-    }
-    for (uint32_t i = 0; ok && i < nt; i++) {
-        by_out[out_first[terms[i].reader + 1]++] = &terms[i];
-        by_in[in_first[terms[i].writer + 1]++] = &terms[i];
-    }
-    uint32_t np = 0;
+    for (uint32_t i = 0; ok && i < nt; i++)
+        by_in[in_first[terms[i].writer + 1]++] = i;
+    uint32_t np = 0, out = 0;
     for (uint32_t p = 1; ok && p < n && !enc_halted(e); p++) {
-        uint32_t no = out_first[p + 1] - out_first[p];
+        uint32_t end = out;
+        while (end < nt && terms[end].reader == p)
+            end++;
         uint32_t ni = in_first[p + 1] - in_first[p];
-        if (!no || !ni)
-            continue;
-        Z3_ast pv = lit_var(e, "pivot", e->relv[p], 0);
-        imply_some(e, pv, by_out + out_first[p], no, buf);
-        imply_some(e, pv, by_in + in_first[p], ni, buf);
-        pivots[np++] = pv;
+        if (end > out && ni) {
+            Z3_ast pv = lit_var(e, "pivot", e->relv[p], 0);
+            imply_some(e, pv, terms + out, NULL, end - out, buf);
+            imply_some(e, pv, terms, by_in + in_first[p], ni, buf);
+            pivots[np++] = pv;
+        }
+        out = end;
     }
     if (ok)
         enc_clause(e, pivots, np);   /* np == 0: false, no si prediction */
     free(terms);
-    free(out_first);
     free(in_first);
-    free(by_out);
     free(by_in);
     free(buf);
     free(pivots);
