@@ -28,6 +28,23 @@ ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode,
     return t;
 }
 
+ip_trace *cli_load_unique_trace(const char *cmd, const char *path,
+                                ip_format fmt, ip_mode mode, int *status)
+{
+    ip_trace *t = cli_load_trace(path, fmt, mode, status);
+    if (t && !ip_trace_unique(t)) {
+        char why[600];
+        ip_ambiguous_message(t, why, sizeof why);
+        fprintf(stderr, "isopredict %s: %s: %s; %s needs every read to name "
+                "its writer (check --level ser|si decides such histories)\n",
+                cmd, path, why, cmd);
+        ip_trace_free(t);
+        *status = IP_EXIT_UNAVAILABLE;
+        return NULL;
+    }
+    return t;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

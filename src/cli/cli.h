@@ -40,6 +40,12 @@ int cli_error_status(const ip_error *err);
 ip_trace *cli_load_trace(const char *path, ip_format fmt, ip_mode mode,
                          int *status);
 
+/* The same for commands that follow every read's writer (predict,
+ * validate, report): a trace with ambiguous reads is refused with a
+ * message and *status IP_EXIT_UNAVAILABLE. */
+ip_trace *cli_load_unique_trace(const char *cmd, const char *path,
+                                ip_format fmt, ip_mode mode, int *status);
+
 /* Print "isopredict <cmd>: <message>" and a hint to run --help; returns
  * IP_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

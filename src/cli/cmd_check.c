@@ -40,7 +40,8 @@ static void usage(FILE *out)
           "Read-consistency anomalies (thin-air, aborted, future reads, ...) "
           "violate every level.\n"
           "exit status: 0 satisfied, 1 violated, 2 usage or input error,\n"
-          "3 undecided (timeout), 4 level not available in this build.\n",
+          "3 undecided (timeout), 4 level not available (rc, ra, causal "
+          "on a trace\nwith ambiguous reads).\n",
           out);
 }
 
@@ -50,6 +51,7 @@ static int exit_status(ip_check_result r)
     case IP_CHECK_OK: return IP_EXIT_OK;
     case IP_CHECK_VIOLATION: return IP_EXIT_FOUND;
     case IP_CHECK_UNKNOWN: return IP_EXIT_UNKNOWN;
+    case IP_CHECK_UNSUPPORTED: return IP_EXIT_UNAVAILABLE;
     default: break;
     }
     return IP_EXIT_USAGE;
@@ -207,7 +209,9 @@ int cmd_check(int argc, char **argv)
         fprintf(stderr, "isopredict check: checked in %.0f ms\n",
                 v.seconds * 1e3);
     status = exit_status(r);
-    if (r == IP_CHECK_ERROR) {
+    if (r == IP_CHECK_UNKNOWN && err.msg[0])    /* why it gave up */
+        fprintf(stderr, "isopredict check: %s\n", err.msg);
+    if (r == IP_CHECK_ERROR || r == IP_CHECK_UNSUPPORTED) {
         fprintf(stderr, "isopredict check: %s\n", err.msg);
         status = err.oom ? IP_EXIT_UNKNOWN : status;
     } else if (a.json ? !print_json(t, &v) : (ip_verdict_print(t, &v, stdout),
@@ -216,7 +220,7 @@ int cmd_check(int argc, char **argv)
     }
     if (fflush(stdout) != 0)
         status = IP_EXIT_USAGE;
-    if (a.html && r != IP_CHECK_ERROR) {
+    if (a.html && r != IP_CHECK_ERROR && r != IP_CHECK_UNSUPPORTED) {
         int st;
         cli_file *f = cli_create_file(a.html, &st);
         st = f ? cli_close_file(f, html_report(f->f, &a, t, &v, r)) : st;

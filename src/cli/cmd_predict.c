@@ -686,7 +686,8 @@ int cmd_predict(int argc, char **argv)
         return run_batch(&a);
     double start = ip_now();
     int status;
-    ip_trace *obs = cli_load_trace(a.trace, a.fmt, IP_STRICT, &status);
+    ip_trace *obs = cli_load_unique_trace("predict", a.trace, a.fmt,
+                                          IP_STRICT, &status);
     if (!obs)
         return status;
     /* --timeout covers reading too: the search gets what is left */

@@ -76,8 +76,8 @@ static int read_all(char **files, int n, entry *e)
     for (int i = 0; status == IP_EXIT_OK && i < n; i++) {
         e[i].info = prediction_info(files[i], &status);
         if (e[i].info)
-            e[i].hist = cli_load_trace(files[i], IP_FMT_AUTO, IP_STRICT,
-                                       &status);
+            e[i].hist = cli_load_unique_trace("report", files[i],
+                                              IP_FMT_AUTO, IP_STRICT, &status);
         if (e[i].hist)
             e[i].obs = observed_of(e[i].info);
     }

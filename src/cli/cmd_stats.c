@@ -80,6 +80,7 @@ static int report(const ip_trace *t, bool json)
         {"local_reads", s.local_reads},
         {"events", s.events},
         {"read_events", s.read_events},
+        {"ambiguous_reads", s.ambiguous_reads},
         {"write_events", s.write_events},
         {"keys", s.keys},
         {"conflict_keys", s.conflict_keys},

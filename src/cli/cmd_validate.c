@@ -434,7 +434,8 @@ static int exit_status(outcome o)
 static int report(const validate_args *a, ip_level model, const char *record)
 {
     int status = IP_EXIT_USAGE;
-    ip_trace *t = cli_load_trace(record, IP_FMT_JSON, IP_LENIENT, &status);
+    ip_trace *t = cli_load_unique_trace("validate", record, IP_FMT_JSON,
+                                        IP_LENIENT, &status);
     cJSON *root = t ? load_json(record, &status) : NULL;
     if (!root) {
         ip_trace_free(t);

@@ -298,6 +298,13 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                     .stats = stats ? stats : &local, .err = err,
                     .failure = IP_PREDICT_NONE};
     memset(rs.stats, 0, sizeof *rs.stats);
+    if (!ip_trace_unique(obs)) {
+        char why[600];
+        ip_ambiguous_message(obs, why, sizeof why);
+        ip_fail(err, "%s; prediction needs every read to name its writer",
+                why);
+        return IP_PREDICT_ERROR;
+    }
     ip_search_info *si = &rs.stats->search;
     si->shard = opts->shards > 1 ? opts->shard : 0;
     si->shards = opts->shards > 1 ? opts->shards : 0;

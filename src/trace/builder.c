@@ -53,6 +53,7 @@ void ip_builder_free(ip_builder *b)
     free(b->key_of_sid);
     free(b->sessions);
     free(b->txns);
+    free(b->cands);
     free(b->ops);
     free(b->key_sid);
     free(b);
@@ -194,6 +195,26 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
     if (kind == IP_READ && from && (from_sid = bld_intern(b, from)) == IP_NONE)
         return oom(err), false;
     return add_op(b, txn, kind, key, value, from_sid, IP_NONE, line, err);
+}
+
+bool ip_builder_read_candidates(ip_builder *b, uint32_t txn, const char *key,
+                                const char *value, const char *const *from,
+                                uint32_t n, uint32_t line, ip_error *err)
+{
+    if (n <= 1)
+        return ip_builder_op(b, txn, IP_READ, key, value, n ? from[0] : NULL,
+                             line, err);
+    uint32_t at = b->n_cands;
+    for (uint32_t i = 0; i <= n; i++) {
+        uint32_t sid = i == 0 ? n : bld_intern(b, from[i - 1]);
+        if (sid == IP_NONE || !BLD_GROW(b->cands, b->n_cands, b->cap_cands))
+            return oom(err), false;
+        b->cands[b->n_cands++] = sid;
+    }
+    if (!add_op(b, txn, IP_READ, key, value, at, IP_NONE, line, err))
+        return false;
+    b->ops[b->n_ops - 1].listed = 1;
+    return true;
 }
 
 bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,

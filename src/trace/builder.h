@@ -10,9 +10,12 @@
 
 typedef struct pending_op {
     uint8_t kind;
+    uint8_t listed;           /* from_sid indexes cands: candidate writers */
     uint32_t key;             /* key index */
     uint32_t value;           /* sid or IP_NONE */
-    uint32_t from_sid;        /* writer named by string, or IP_NONE */
+    uint32_t from_sid;        /* writer named by string, or IP_NONE; with
+                                 listed, cands[from_sid] is the number of
+                                 candidates and their sids follow */
     uint32_t from_txn;        /* writer given as a handle, or IP_NONE */
     uint32_t txn;             /* handle */
     uint32_t line;
@@ -43,6 +46,8 @@ struct ip_builder {
     uint32_t n_txns, cap_txns;
     pending_op *ops;
     uint32_t n_ops, cap_ops;
+    uint32_t *cands;          /* candidate lists of listed reads */
+    uint32_t n_cands, cap_cands;
     uint32_t *key_sid;        /* key index -> sid */
     uint32_t n_keys, cap_keys;
 };

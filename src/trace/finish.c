@@ -19,6 +19,8 @@ typedef struct finisher {
     uint32_t n_vslots;
     uint8_t *anomalous;       /* per final op: read is not an event */
     uint32_t cap_anomalies;
+    uint32_t *cand, cap_cand; /* candidate writers of the read at hand */
+    uint32_t cap_amb_op, cap_amb_first, cap_amb_writer, n_amb_writer;
 } finisher;
 
 static bool fail_oom(finisher *f)
@@ -303,6 +305,128 @@ static bool resolve_named(finisher *f, const read_ctx *r, uint32_t w)
     return true;
 }
 
+/* ---- ambiguous reads ----------------------------------------------------- */
+
+/* Keep f->cand[0..n) (ascending, distinct, >= 2) as the candidates of the
+ * read r->op; an aborted reader's read is not analysed and keeps none. */
+static bool record_ambiguous(finisher *f, const read_ctx *r, uint32_t n)
+{
+    ip_trace *t = f->t;
+    if (!ip_committed(t, t->ops[r->op].txn))
+        return true;
+    if (!BLD_GROW(t->amb_op, t->n_ambiguous, f->cap_amb_op) ||
+        !BLD_GROW(t->amb_first, t->n_ambiguous + 1, f->cap_amb_first))
+        return fail_oom(f);
+    t->amb_op[t->n_ambiguous] = r->op;
+    t->amb_first[t->n_ambiguous++] = f->n_amb_writer;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!BLD_GROW(t->amb_writer, f->n_amb_writer, f->cap_amb_writer))
+            return fail_oom(f);
+        t->amb_writer[f->n_amb_writer++] = f->cand[i];
+    }
+    return true;
+}
+
+static bool push_cand(finisher *f, uint32_t *n, uint32_t txn)
+{
+    if (!BLD_GROW(f->cand, *n, f->cap_cand))
+        return fail_oom(f);
+    f->cand[(*n)++] = txn;
+    return true;
+}
+
+/* The value matched the last writes of several committed transactions:
+ * all of them (and txn 0 for the initial value) are candidates.  The
+ * chain lists write ops in op order, so txn ids come out ascending. */
+static bool ambiguous_by_value(finisher *f, const read_ctx *r, uint32_t value)
+{
+    const ip_trace *t = f->t;
+    const ip_op *op = &t->ops[r->op];
+    uint32_t n = 0;
+    if (value == f->b->initial_value && !push_cand(f, &n, IP_INIT_TXN))
+        return false;
+    for (uint32_t i = *vslot(f, op->key, value); i != IP_NONE;
+         i = f->vnext[i]) {
+        const ip_op *w = &t->ops[i];
+        if (w->txn != op->txn && ip_committed(t, w->txn) && w->last &&
+            !push_cand(f, &n, w->txn))
+            return false;
+    }
+    return record_ambiguous(f, r, n);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Why candidate w cannot be the writer of read op, or NULL when it can:
+ * it is another committed transaction whose last write of the key has the
+ * read's value (when both are known). */
+static const char *unfit_candidate(const finisher *f, const ip_op *op,
+                                   uint32_t w)
+{
+    const ip_trace *t = f->t;
+    if (w == op->txn)
+        return "is the reading transaction";
+    if (!ip_committed(t, w))
+        return "is aborted";
+    if (w == IP_INIT_TXN)
+        return NULL;
+    const ip_txn *x = &t->txns[w];
+    for (uint32_t i = x->op_first; i < x->op_first + x->op_count; i++) {
+        const ip_op *o = &t->ops[i];
+        if (o->kind != IP_WRITE || o->key != op->key || !o->last)
+            continue;
+        if (op->value != IP_NONE && o->value != IP_NONE &&
+            o->value != op->value)
+            return "last writes another value to the key";
+        return NULL;
+    }
+    return "never writes the key";
+}
+
+/* A read that lists its candidate writers (JSON "from": [...]). */
+static bool resolve_listed(finisher *f, const read_ctx *r,
+                           const pending_op *p)
+{
+    const uint32_t *sids = &f->b->cands[p->from_sid + 1];
+    uint32_t n = 0, count = f->b->cands[p->from_sid];
+    char msg[400];
+    if (r->own_before != IP_NONE) {
+        snprintf(msg, sizeof msg, "reads key '%s' after writing it: a read "
+                 "of its own write has no candidates", key_of(f, p->key));
+        return input_error(f, r, "from", msg);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t h = f->b->txn_of_sid[sids[i]];
+        if (h == IP_NONE) {
+            snprintf(msg, sizeof msg, "[%u]: unknown transaction '%s'", i,
+                     f->t->strings[sids[i]]);
+            return input_error(f, r, "from", msg);
+        }
+        uint32_t w = f->final_of[h];
+        const char *why = unfit_candidate(f, &f->t->ops[r->op], w);
+        if (why) {
+            snprintf(msg, sizeof msg, "[%u]: candidate '%s' %s", i,
+                     name_of(f, w), why);
+            return input_error(f, r, "from", msg);
+        }
+        if (!push_cand(f, &n, w))
+            return false;
+    }
+    qsort(f->cand, n, sizeof *f->cand, cmp_u32);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (m == 0 || f->cand[m - 1] != f->cand[i])
+            f->cand[m++] = f->cand[i];
+    if (m > 1)
+        return record_ambiguous(f, r, m);
+    f->t->ops[r->op].from = f->cand[0];
+    return true;
+}
+
 static bool resolve_by_value(finisher *f, const read_ctx *r)
 {
     ip_trace *t = f->t;
@@ -332,18 +456,11 @@ static bool resolve_by_value(finisher *f, const read_ctx *r)
             stale = w->txn;
         } else if (found == IP_NONE) {
             found = w->txn;
-        } else if (found != w->txn) {
+        } else {
             other = w->txn;
         }
     }
     char msg[400];
-    if (other != IP_NONE) {
-        snprintf(msg, sizeof msg, "value %s of key '%s' matches writes of "
-                 "'%s' and '%s'; values must identify their write",
-                 value_text(f, value), k, name_of(f, found),
-                 name_of(f, other));
-        return input_error(f, r, "value", msg);
-    }
     if (r->own_before != IP_NONE) {
         if (op->value == IP_NONE) {
             op->local = 1;        /* no value to compare: read own write */
@@ -362,6 +479,8 @@ static bool resolve_by_value(finisher *f, const read_ctx *r)
                                                   : IP_AN_THIN_AIR,
                        IP_NONE, "value", msg);
     }
+    if (other != IP_NONE)
+        return ambiguous_by_value(f, r, value);
     if (found != IP_NONE) {
         op->from = found;
         return true;
@@ -381,6 +500,8 @@ static bool resolve_read(finisher *f, const read_ctx *r)
 {
     const pending_op *p = &f->b->ops[f->handle_of_op[r->op]];
     uint32_t w = IP_NONE;
+    if (p->listed)
+        return resolve_listed(f, r, p);
     if (p->from_txn != IP_NONE) {
         w = f->final_of[p->from_txn];
     } else if (p->from_sid != IP_NONE) {
@@ -437,12 +558,6 @@ static bool resolve_reads(finisher *f)
 
 /* ---- events, writer lists, key sets ------------------------------------ */
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static bool derive_events(finisher *f)
 {
     ip_trace *t = f->t;
@@ -461,7 +576,13 @@ static bool derive_events(finisher *f)
         t->events[k] = (ip_event){.kind = IP_WRITE, .key = k, .txn = 0,
                                   .writer = IP_NONE, .op = IP_NONE};
     t->txns[0].ev_count = t->n_keys;
-    uint32_t e = t->n_keys;
+    if (t->n_ambiguous) {
+        t->amb_event = malloc(t->n_ambiguous * sizeof *t->amb_event);
+        if (!t->amb_event)
+            return fail_oom(f);
+        t->amb_first[t->n_ambiguous] = f->n_amb_writer;
+    }
+    uint32_t e = t->n_keys, amb = 0;
     for (uint32_t id = 1; id < t->n_txns; id++) {
         ip_txn *x = &t->txns[id];
         ip_session *s = &t->sessions[x->session];
@@ -474,6 +595,8 @@ static bool derive_events(finisher *f)
                                 ? op->last : !op->local && !f->anomalous[i];
             if (!is_event)
                 continue;
+            if (amb < t->n_ambiguous && t->amb_op[amb] == i)
+                t->amb_event[amb++] = e;
             t->events[e++] = (ip_event){
                 .kind = op->kind, .key = op->key, .txn = id,
                 .writer = op->kind == IP_READ ? op->from : IP_NONE,
@@ -587,6 +710,7 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
     free(f.vhead);
     free(f.vnext);
     free(f.anomalous);
+    free(f.cand);
     ip_builder_free(b);
     if (!ok) {
         ip_trace_free(f.t);

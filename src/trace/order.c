@@ -27,7 +27,8 @@ static void fill_edges(const ip_trace *t, uint32_t *first, uint32_t *succ)
             const ip_txn *tx = &t->txns[x];
             for (uint32_t i = 0; i < tx->ev_count; i++) {
                 const ip_event *ev = &t->events[tx->ev_first + i];
-                if (ev->kind != IP_READ || ev->writer == IP_INIT_TXN)
+                if (ev->kind != IP_READ || ev->writer == IP_INIT_TXN ||
+                    ev->writer == IP_NONE)
                     continue;
                 if (pass == 0)
                     first[ev->writer + 1]++;

@@ -199,6 +199,41 @@ static const char *get_id(json_reader *r, const cJSON *obj, const char *name,
     return v->valuestring;
 }
 
+/* A read with "from": [ids...]: one of these transactions wrote what it
+ * read. */
+static bool read_candidates(json_reader *r, uint32_t txn, const cJSON *op,
+                            const char *key, const cJSON *value,
+                            const char *where)
+{
+    const cJSON *from = cJSON_GetObjectItemCaseSensitive(op, "from");
+    int n = cJSON_GetArraySize(from);
+    char at[PATH_MAX_LEN];
+    json_path(at, "%s.from", where);
+    if (n == 0)
+        return type_error(r, at, "must list at least one transaction id");
+    const char **ids = malloc((size_t)n * sizeof *ids);
+    if (!ids)
+        return ip_fail(r->err, "out of memory");
+    int i = 0;
+    for (const cJSON *c = from->child; c; c = c->next, i++) {
+        if (!cJSON_IsString(c) || !*c->valuestring) {
+            free(ids);
+            json_path(at, "%s.from[%d]", where, i);
+            return type_error(r, at, "must be a non-empty transaction id");
+        }
+        ids[i] = c->valuestring;
+    }
+    char *text = value ? scalar_text(value) : NULL;
+    bool ok = (!value || text) &&
+              ip_builder_read_candidates(r->b, txn, key, text, ids,
+                                         (uint32_t)n, 0, r->err);
+    if (value && !text)
+        ip_fail(r->err, "out of memory");
+    cJSON_free(text);
+    free(ids);
+    return ok;
+}
+
 static bool read_op(json_reader *r, uint32_t txn, const cJSON *op,
                     const char *where)
 {
@@ -226,8 +261,12 @@ static bool read_op(json_reader *r, uint32_t txn, const cJSON *op,
     json_path(at, "%s.from", where);
     if (from && k == IP_WRITE)
         return type_error(r, at, "a write has no \"from\"");
+    if (from && cJSON_IsArray(from))
+        return read_candidates(r, txn, op, key, value, where) &&
+               take_fields(r, op, &OP_FIELDS, IP_EXTRA_OP, txn);
     if (from && (!cJSON_IsString(from) || !*from->valuestring))
-        return type_error(r, at, "must be a non-empty transaction id");
+        return type_error(r, at, "must be a non-empty transaction id or a "
+                          "list of them");
     char *text = value ? scalar_text(value) : NULL;
     if (value && !text)
         return ip_fail(r->err, "out of memory");

@@ -66,6 +66,10 @@ ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
 {
     if (map_txn)
         *map_txn = NULL;
+    if (!ip_trace_unique(t)) {
+        ip_fail(err, "slice: the trace has ambiguous reads");
+        return NULL;
+    }
     uint32_t *handle = malloc(sizeof *handle * ((size_t)t->n_txns + 1));
     ip_builder *b = handle ? ip_builder_new("(slice)", ip_str(t, t->initial_name),
                                             IP_STRICT)

@@ -73,5 +73,6 @@ void ip_trace_stats(const ip_trace *t, ip_stats *out)
     count_txns(t, out);
     count_ops(t, out);
     count_events(t, out);
+    out->ambiguous_reads = t->n_ambiguous;
     out->conflict_keys = count_conflict_keys(t);
 }

@@ -101,7 +101,33 @@ void ip_trace_free(ip_trace *t)
     free(t->wkeys);
     free(t->wkey_event);
     free(t->anomalies);
+    free(t->amb_op);
+    free(t->amb_event);
+    free(t->amb_first);
+    free(t->amb_writer);
     free(t);
+}
+
+uint32_t ip_ambiguous_of_op(const ip_trace *t, uint32_t op)
+{
+    uint32_t i = ip_lower_bound(t->amb_op, 0, t->n_ambiguous, op);
+    return i < t->n_ambiguous && t->amb_op[i] == op ? i : IP_NONE;
+}
+
+void ip_ambiguous_message(const ip_trace *t, char *buf, size_t n)
+{
+    if (!t->n_ambiguous) {
+        snprintf(buf, n, "every read names one writer");
+        return;
+    }
+    const ip_op *op = &t->ops[t->amb_op[0]];
+    uint32_t c = t->amb_first[0], m = t->amb_first[1] - c;
+    snprintf(buf, n, "%u read%s ha%s several candidate writers (the first: "
+             "'%s' reads key '%s' from one of %u transactions, '%s', '%s'%s)",
+             t->n_ambiguous, t->n_ambiguous == 1 ? "" : "s",
+             t->n_ambiguous == 1 ? "s" : "ve", ip_txn_name(t, op->txn),
+             ip_key_name(t, op->key), m, ip_txn_name(t, t->amb_writer[c]),
+             ip_txn_name(t, t->amb_writer[c + 1]), m > 2 ? ", ..." : "");
 }
 
 double ip_now(void)

@@ -75,7 +75,8 @@ typedef struct ip_op {
     uint32_t key;             /* string id of the key */
     uint32_t value;           /* string id of the value text, or IP_NONE */
     uint32_t from;            /* read: writer txn (itself if local), or
-                                 IP_NONE when unresolved (lenient mode) */
+                                 IP_NONE when unresolved (lenient mode) or
+                                 ambiguous (see ip_trace.amb_*) */
     uint32_t txn;             /* owning transaction */
     uint32_t line;            /* source line, 0 for JSON input */
     uint32_t extra;           /* tool fields (string id) or IP_NONE */
@@ -85,7 +86,8 @@ typedef struct ip_event {
     uint8_t kind;             /* ip_op_kind */
     uint32_t key;             /* string id of the key */
     uint32_t txn;             /* owning transaction */
-    uint32_t writer;          /* read: writer txn (never the owner);
+    uint32_t writer;          /* read: writer txn (never the owner), or
+                                 IP_NONE for an ambiguous read;
                                  write: IP_NONE */
     uint32_t op;              /* index into ops; IP_NONE for initial writes */
     uint32_t pos;             /* position in the session; 0 for txn 0 */
@@ -137,6 +139,17 @@ typedef struct ip_trace {
     uint32_t *wkeys;
     uint32_t *wkey_event;
     uint32_t n_wkeys;
+
+    /* Ambiguous reads: committed reads whose writer is one of several
+     * transactions (their value matched the last writes of several, or the
+     * input listed candidates).  The i-th, in op order, is op amb_op[i] and
+     * event amb_event[i] (its writer IP_NONE); its candidates are
+     * amb_writer[amb_first[i] .. amb_first[i+1]), ascending txn ids, each a
+     * committed transaction other than the reader (txn 0 included) whose
+     * last write of the key fits.  Only ip_check at ser and si decides
+     * such traces; see ip_trace_unique. */
+    uint32_t n_ambiguous;
+    uint32_t *amb_op, *amb_event, *amb_first, *amb_writer;
 
     /* lenient mode only: read-consistency anomalies found while resolving
      * reads (see ip_anomaly); empty in strict mode, where they are errors */
@@ -213,6 +226,22 @@ bool ip_grow(void **arr, uint32_t *cap, size_t elem);
 /* Monotonic seconds: the one clock of the project (durations, deadlines). */
 double ip_now(void);
 
+/* True when every read names one writer (no ambiguous reads).  Code that
+ * follows event writers (the weak checkers, prediction, slicing) needs
+ * this; callers refuse other traces with a message such as
+ * ip_ambiguous_message's. */
+static inline bool ip_trace_unique(const ip_trace *t)
+{
+    return t->n_ambiguous == 0;
+}
+
+/* The ambiguous read of op `op` (its index into amb_*), or IP_NONE. */
+uint32_t ip_ambiguous_of_op(const ip_trace *t, uint32_t op);
+
+/* "N reads have several candidate writers (the first: ...)", naming the
+ * first ambiguous read's transaction, key and candidates, into buf. */
+void ip_ambiguous_message(const ip_trace *t, char *buf, size_t n);
+
 /* Number of committed transactions other than txn 0. */
 uint32_t ip_committed_count(const ip_trace *t);
 
@@ -270,6 +299,15 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, const char *value, const char *from,
                    uint32_t line, ip_error *err);
 
+/* A read of one of several writers: from[0..n) name the candidate
+ * transactions (n >= 1; one is the same as ip_builder_op's `from`).  Each
+ * must be a committed transaction other than the reader (or the initial
+ * name) whose last write of key matches value when both are given;
+ * candidates that do not fit are input errors, duplicates are dropped. */
+bool ip_builder_read_candidates(ip_builder *b, uint32_t txn, const char *key,
+                                const char *value, const char *const *from,
+                                uint32_t n, uint32_t line, ip_error *err);
+
 /* Same, with the writer given as a handle already known (IP_NONE: resolve
  * by value).  Used by readers whose writer ids are numeric. */
 bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
@@ -300,8 +338,10 @@ void ip_builder_set_initial_value(ip_builder *b, const char *value);
 
 /* Finish: returns the trace (ownership to the caller) and frees the
  * builder, or NULL with err set (the builder is freed either way).
+ * A value that matches the last writes of several committed transactions
+ * makes an ambiguous read (trace->amb_*), as do listed candidates.
  * Errors: empty trace (no committed transaction), unknown `from`, a value
- * matching zero or several writes, and in strict mode every anomaly of a
+ * matching no write, and in strict mode every anomaly of a
  * committed read and a `from` naming a transaction that never writes the
  * key in any read.  Aborted transactions' reads are not analysed: their
  * other anomalies are neither errors nor records, and a named writer is
@@ -317,7 +357,7 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err);
  * initial one.  Sessions without a kept transaction are left out.  Ids
  * follow the trace's order; with map_txn, *map_txn (malloc'ed, n_txns of
  * the sub-trace entries) gives each sub-trace txn's id in t.  NULL with
- * err set on OOM. */
+ * err set on OOM or when t has ambiguous reads. */
 ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
                          uint32_t **map_txn, ip_error *err);
 
@@ -400,7 +440,8 @@ bool ip_write_dot(const ip_trace *t, const ip_dot_edge *extra, size_t n_extra,
 typedef struct ip_stats {
     uint32_t sessions, txns, committed, aborted, read_only;
     uint32_t ops, reads, writes, local_reads, events, read_events,
-             write_events, keys, conflict_keys; /* keys with >1 writer
+             write_events, keys, ambiguous_reads,
+             conflict_keys;                  /* keys with >1 writer
                                                    besides txn 0 */
 } ip_stats;
 

@@ -6,7 +6,8 @@
  * so edges between consecutive transactions (and from txn 0 to each
  * session's first) are drawn, and all wr dependencies of a reader on one
  * writer become one edge labelled with their keys.  Aborted transactions
- * are dashed and grey.  Caller-supplied extra edges (ww, rw, cycles,
+ * are dashed and grey; an ambiguous read gets a dashed grey "wr?(key)"
+ * edge from each of its candidate writers.  Caller-supplied extra edges (ww, rw, cycles,
  * changed reads) are drawn last and do not constrain the layout.
  *
  * Node ids are "T<txn id>"; every name from the input goes through
@@ -142,6 +143,20 @@ static bool put_wr_edges(FILE *out, const ip_trace *t)
     return true;
 }
 
+static void put_candidate_edges(FILE *out, const ip_trace *t)
+{
+    for (uint32_t i = 0; i < t->n_ambiguous; i++) {
+        const ip_op *op = &t->ops[t->amb_op[i]];
+        for (uint32_t c = t->amb_first[i]; c < t->amb_first[i + 1]; c++) {
+            fprintf(out, "  T%u -> T%u [label=\"wr?(", t->amb_writer[c],
+                    op->txn);
+            put_escaped(out, ip_key_name(t, op->key));
+            fputs(")\", style=dashed, color=grey50, fontcolor=grey50];\n",
+                  out);
+        }
+    }
+}
+
 static void put_extra_edges(FILE *out, const ip_trace *t,
                             const ip_dot_edge *extra, size_t n_extra)
 {
@@ -183,6 +198,7 @@ bool ip_write_dot(const ip_trace *t, const ip_dot_edge *extra, size_t n_extra,
     put_sessions(out, t);
     if (!put_wr_edges(out, t))
         return false;
+    put_candidate_edges(out, t);
     put_extra_edges(out, t, extra, n_extra);
     fputs("}\n", out);
     return fflush(out) == 0 && !ferror(out);

@@ -42,6 +42,24 @@ static bool add_extra(cJSON *obj, const ip_trace *t, uint32_t extra)
     return ok;
 }
 
+/* An ambiguous read (index amb, or IP_NONE for none) lists its
+ * candidate writers. */
+static bool add_candidates(cJSON *o, const ip_trace *t, uint32_t amb)
+{
+    if (amb == IP_NONE)
+        return true;
+    cJSON *list = cJSON_AddArrayToObject(o, "from");
+    for (uint32_t i = t->amb_first[amb]; list && i < t->amb_first[amb + 1];
+         i++) {
+        cJSON *id = cJSON_CreateString(ip_txn_name(t, t->amb_writer[i]));
+        if (!id || !cJSON_AddItemToArray(list, id)) {
+            cJSON_Delete(id);
+            return false;
+        }
+    }
+    return list != NULL;
+}
+
 static cJSON *op_json(const ip_trace *t, const ip_op *op)
 {
     cJSON *o = cJSON_CreateObject();
@@ -52,6 +70,9 @@ static cJSON *op_json(const ip_trace *t, const ip_op *op)
               cJSON_AddStringToObject(o, "key", ip_key_name(t, op->key));
     if (ok && op->kind == IP_READ && op->from != IP_NONE)
         ok = cJSON_AddStringToObject(o, "from", ip_txn_name(t, op->from));
+    else if (ok && op->kind == IP_READ)
+        ok = add_candidates(o, t,
+                            ip_ambiguous_of_op(t, (uint32_t)(op - t->ops)));
     if (ok)
         ok = add_value(o, t, op->value) && add_extra(o, t, op->extra);
     if (!ok) {

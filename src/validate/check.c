@@ -16,6 +16,18 @@ static ip_check_result check_strong(const ip_trace *t, ip_level lvl,
     return ip_check_si(t, opts, out, err);
 }
 
+/* The weak checkers follow each read's one writer; deciding a choice of
+ * writers there is a search they do not do. */
+static ip_check_result unsupported(const ip_trace *t, ip_level lvl,
+                                   ip_error *err)
+{
+    char why[600];
+    ip_ambiguous_message(t, why, sizeof why);
+    ip_fail(err, "%s; checking %s needs every read to name its writer "
+            "(ser and si decide such histories)", why, ip_level_name(lvl));
+    return IP_CHECK_UNSUPPORTED;
+}
+
 ip_check_result ip_check(const ip_trace *t, ip_level lvl,
                          const ip_check_opts *opts, ip_verdict *out,
                          ip_error *err)
@@ -25,6 +37,8 @@ ip_check_result ip_check(const ip_trace *t, ip_level lvl,
     ip_check_result r = IP_CHECK_ERROR;
     if (lvl == IP_LVL_SER || lvl == IP_LVL_SI)
         r = check_strong(t, lvl, opts, out, err);
+    else if (lvl < IP_LVL_COUNT && !ip_trace_unique(t))
+        r = unsupported(t, lvl, err);
     else if (lvl < IP_LVL_COUNT)
         r = wk_check(t, lvl, opts, out, err);
     else
@@ -51,7 +65,11 @@ void ip_verdict_free(ip_verdict *v)
         free(v->cycles[i].edges);
     free(v->cycles);
     free(v->order);
+    free(v->writers);
+    free(v->deduced);
     v->cycles = NULL;
     v->order = NULL;
-    v->n_cycles = v->n_order = 0;
+    v->writers = NULL;
+    v->deduced = NULL;
+    v->n_cycles = v->n_order = v->n_writers = 0;
 }

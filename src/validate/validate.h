@@ -12,6 +12,10 @@
  *                   fixpoint, the rest is decided by Z3 (or without the
  *                   solver when everything is forced).
  *
+ * Ambiguous reads (trace->amb_*, a read with several candidate writers):
+ * ser and si decide them exactly, the choice of writer being part of the
+ * search; rc, ra and causal answer IP_CHECK_UNSUPPORTED.
+ *
  * Read-consistency anomalies recorded by a lenient reader
  * (trace->anomalies) make every level fail; they are reported first.
  *
@@ -73,7 +77,10 @@ typedef enum {
     IP_CHECK_OK = 0,        /* satisfies the level (exit status 0) */
     IP_CHECK_VIOLATION = 1, /* violates it (exit status 1) */
     IP_CHECK_UNKNOWN = 3,   /* solver unknown / timeout (exit status 3) */
-    IP_CHECK_ERROR = 2      /* err is set */
+    IP_CHECK_ERROR = 2,     /* err is set */
+    IP_CHECK_UNSUPPORTED = 4 /* the level cannot decide this trace (a
+                                weak level and ambiguous reads); err says
+                                why (exit status 4) */
 } ip_check_result;
 
 typedef struct ip_verdict {
@@ -84,6 +91,12 @@ typedef struct ip_verdict {
     ip_cycle *cycles;       /* violation witnesses */
     uint32_t n_cycles;
     uint32_t n_anomalies;   /* read-consistency anomalies of the trace */
+    /* ser/si on a trace with ambiguous reads: the writer each ambiguous
+     * read (trace amb_* order) has in the witness, and whether every
+     * execution has it (deduced) or it was one choice among several */
+    uint32_t *writers;
+    uint8_t *deduced;
+    uint32_t n_writers;
     double seconds;         /* time spent checking */
 } ip_verdict;
 

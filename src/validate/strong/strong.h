@@ -49,7 +49,8 @@ ip_check_result ip_check_si(const ip_trace *t, const ip_check_opts *opts,
 /* True iff `order` lists every committed transaction exactly once (txn 0,
  * if present, first), respects session order, and executing it serially
  * every read event reads the latest preceding committed write of its key
- * (txn 0 wrote every key before all).  False with *oom set (when oom is
+ * (txn 0 wrote every key before all); for an ambiguous read that write is
+ * one of its candidates.  False with *oom set (when oom is
  * not NULL) when out of memory: then nothing was decided. */
 bool ip_serial_order_is_valid(const ip_trace *t, const uint32_t *order,
                               uint32_t n, bool *oom);

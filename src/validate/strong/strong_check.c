@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strong_ambig.h"
 #include "strong_graph.h"
 
 static void free_ctx(sg_ctx *c)
@@ -73,6 +74,9 @@ ip_check_result ip_check_strong(const ip_trace *t, bool si,
     ip_check_result res = IP_CHECK_VIOLATION;
     if (t->n_anomalies > 0) {
         out->n_anomalies = t->n_anomalies;
+    } else if (!ip_trace_unique(t)) {
+        res = sg_check_ambiguous(t, si, opts, sopts, out, stats, err);
+        out->level = si ? IP_LVL_SI : IP_LVL_SER;
     } else {
         sg_ctx c = { .t = t, .si = si, .stats = stats, .err = err };
         res = decide(&c, opts, sopts);
@@ -82,16 +86,9 @@ ip_check_result ip_check_strong(const ip_trace *t, bool si,
             res = IP_CHECK_ERROR;
         free_ctx(&c);
     }
-    if (res == IP_CHECK_ERROR) {   /* no half-made witnesses */
-        free(out->order);
-        out->order = NULL;
-        out->n_order = 0;
-        for (uint32_t i = 0; i < out->n_cycles; i++)
-            free(out->cycles[i].edges);
-        free(out->cycles);
-        out->cycles = NULL;
-        out->n_cycles = 0;
-    }
+    /* no half-made witnesses */
+    if (res != IP_CHECK_OK && res != IP_CHECK_VIOLATION)
+        ip_verdict_free(out);
     out->result = res;
     out->seconds = ip_now() - t0;
     return res;

@@ -140,6 +140,21 @@ static bool respects_sessions(const ip_trace *t, const uint32_t *pos)
     return true;
 }
 
+/* May read event e see a write of `writer`?  Its writer, or one of its
+ * candidates when it is ambiguous; a read naming neither is unconstrained
+ * (the ambiguous checker's views leave open reads so). */
+static bool may_read(const ip_trace *t, uint32_t e, uint32_t writer)
+{
+    if (t->events[e].writer != IP_NONE)
+        return t->events[e].writer == writer;
+    uint32_t i = ip_lower_bound(t->amb_event, 0, t->n_ambiguous, e);
+    if (i == t->n_ambiguous || t->amb_event[i] != e)
+        return true;
+    uint32_t end = t->amb_first[i + 1];
+    uint32_t j = ip_lower_bound(t->amb_writer, t->amb_first[i], end, writer);
+    return j < end && t->amb_writer[j] == writer;
+}
+
 /* Run the order: each read event must see the last writer of its key. */
 static bool reads_latest(const ip_trace *t, const uint32_t *order, uint32_t n,
                          uint32_t *last)
@@ -150,7 +165,8 @@ static bool reads_latest(const ip_trace *t, const uint32_t *order, uint32_t n,
         const ip_txn *tx = &t->txns[order[i]];
         const ip_event *ev = t->events + tx->ev_first;
         for (uint32_t j = 0; j < tx->ev_count; j++)
-            if (ev[j].kind == IP_READ && ev[j].writer != last[ev[j].key])
+            if (ev[j].kind == IP_READ &&
+                !may_read(t, tx->ev_first + j, last[ev[j].key]))
                 return false;
         for (uint32_t j = 0; j < tx->ev_count; j++)
             if (ev[j].kind == IP_WRITE)
