@@ -114,6 +114,18 @@ uint32_t ip_ambiguous_of_op(const ip_trace *t, uint32_t op)
     return i < t->n_ambiguous && t->amb_op[i] == op ? i : IP_NONE;
 }
 
+bool ip_read_may_see(const ip_trace *t, uint32_t e, uint32_t writer)
+{
+    if (t->events[e].writer != IP_NONE)
+        return t->events[e].writer == writer;
+    uint32_t i = ip_lower_bound(t->amb_event, 0, t->n_ambiguous, e);
+    if (i == t->n_ambiguous || t->amb_event[i] != e)
+        return false;
+    uint32_t end = t->amb_first[i + 1];
+    uint32_t j = ip_lower_bound(t->amb_writer, t->amb_first[i], end, writer);
+    return j < end && t->amb_writer[j] == writer;
+}
+
 void ip_ambiguous_message(const ip_trace *t, char *buf, size_t n)
 {
     if (!t->n_ambiguous) {

@@ -238,6 +238,10 @@ static inline bool ip_trace_unique(const ip_trace *t)
 /* The ambiguous read of op `op` (its index into amb_*), or IP_NONE. */
 uint32_t ip_ambiguous_of_op(const ip_trace *t, uint32_t op);
 
+/* Does read event e read from `writer`: its writer, or for an ambiguous
+ * read one of its candidates? */
+bool ip_read_may_see(const ip_trace *t, uint32_t e, uint32_t writer);
+
 /* "N reads have several candidate writers (the first: ...)", naming the
  * first ambiguous read's transaction, key and candidates, into buf. */
 void ip_ambiguous_message(const ip_trace *t, char *buf, size_t n);

@@ -4,7 +4,8 @@
  * Every edge is re-derived from the trace alone (not from the checker's
  * graph):
  *   so  ip_so(from, to);
- *   wr  `to` has a read event of `key` whose writer is `from`;
+ *   wr  `to` has a read event of `key` whose writer is `from` (or, for an
+ *       ambiguous read, one of whose candidates is);
  *   ww  both write `key`;
  *   rw  `from` reads `key` from `via`, `to` writes `key`, to != via;
  *   co  an instance of the level's axiom with t2 = from, t1 = to, the key
@@ -28,7 +29,7 @@ static uint32_t find_read(const ip_trace *t, uint32_t reader, uint32_t writer,
     for (uint32_t e = from_ev > x->ev_first ? from_ev : x->ev_first; e < end;
          e++) {
         const ip_event *ev = &t->events[e];
-        if (ev->kind == IP_READ && ev->writer == writer &&
+        if (ev->kind == IP_READ && ip_read_may_see(t, e, writer) &&
             (key == IP_NONE || ev->key == key))
             return e;
     }

@@ -70,8 +70,10 @@ typedef struct ip_strong_stats {
 /* Knobs for tests: switch phases off to exercise the later ones. */
 typedef struct ip_strong_opts {
     bool no_chains;           /* do not order keys by direct evidence */
-    bool no_pruning;          /* send every undecided pair to the solver */
-    bool no_guess;            /* skip the topological guess before Z3 */
+    bool no_pruning;          /* send every undecided pair to the solver;
+                                 ambiguous reads: no deduction */
+    bool no_guess;            /* skip the topological guess before Z3;
+                                 ambiguous reads: no local search */
     uint32_t bitset_words;    /* pruning's reachability bits, in 64-bit
                                  words; 0 = 64 MiB.  Tiny budgets force
                                  the chunked passes on small histories. */

@@ -22,7 +22,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "strong_ambig.h"
 
@@ -196,14 +195,15 @@ static void deduce_pass(amb_ctx *a, uint32_t *fixed, uint32_t *dead)
     }
 }
 
-/* Deduce to a fixpoint; *dead as in deduce_pass. */
-static bool deduce(amb_ctx *a, uint32_t *dead)
+/* Deduce to a fixpoint (only the clocks unless `prune`); *dead as in
+ * deduce_pass. */
+static bool deduce(amb_ctx *a, bool prune, uint32_t *dead)
 {
     *dead = IP_NONE;
     for (;;) {
         if (!compute_clocks(a))
             return false;
-        if (a->cyclic || !a->vc)
+        if (a->cyclic || !a->vc || !prune)
             return true;
         uint32_t fixed = 0;
         deduce_pass(a, &fixed, dead);
@@ -259,7 +259,10 @@ static bool attach_choice(amb_ctx *a, ip_verdict *out)
     out->deduced = malloc(t->n_ambiguous);
     if (!out->writers || !out->deduced)
         return amb_oom(a);
-    memcpy(out->writers, a->chosen, t->n_ambiguous * sizeof *a->chosen);
+    /* reads a violation did not need get any candidate: the cycle stays */
+    for (uint32_t i = 0; i < t->n_ambiguous; i++)
+        out->writers[i] = a->chosen[i] != IP_NONE
+                              ? a->chosen[i] : t->amb_writer[t->amb_first[i]];
     memcpy(out->deduced, a->deduced, t->n_ambiguous);
     out->n_writers = t->n_ambiguous;
     for (uint32_t c = 0; c < out->n_cycles; c++)
@@ -283,8 +286,10 @@ typedef struct amb_run {
     uint32_t *last, *list;    /* scratch: per key, per ambiguous read */
 } amb_run;
 
-/* check_view within what is left of the time limit. */
-static ip_check_result check_choice(amb_run *run, ip_verdict *out)
+/* check_view within what is left of the time limit, and within
+ * `budget_ms` when not 0 (a trial of the local search). */
+static ip_check_result check_within(amb_run *run, unsigned budget_ms,
+                                    ip_verdict *out)
 {
     ip_check_opts o = run->opts ? *run->opts : (ip_check_opts){0, 0};
     memset(out, 0, sizeof *out);
@@ -294,7 +299,14 @@ static ip_check_result check_choice(amb_run *run, ip_verdict *out)
             return IP_CHECK_UNKNOWN;
         o.timeout_ms = (unsigned)(left * 1000.0) + 1;
     }
+    if (budget_ms && (!o.timeout_ms || budget_ms < o.timeout_ms))
+        o.timeout_ms = budget_ms;
     return check_view(run->a, &o, run->sopts, out, run->stats);
+}
+
+static ip_check_result check_choice(amb_run *run, ip_verdict *out)
+{
+    return check_within(run, 0, out);
 }
 
 static bool is_live(const amb_ctx *a, uint32_t i, uint32_t w)
@@ -354,6 +366,16 @@ static uint32_t latest_before(const amb_ctx *a, uint32_t i)
     return best != IP_NONE ? best : low;
 }
 
+/* A trial of the local search may take this long (a wrong choice can
+ * cost the checker's solver dearly); restarts after getting stuck. */
+#define AMB_TRIAL_MS 2000u
+#define AMB_RESTARTS 8u
+
+static bool past_deadline(const amb_run *run)
+{
+    return run->deadline && ip_now() >= run->deadline;
+}
+
 /* Give the first n reads of run->list writers (their latest candidates
  * before them, or for one read each candidate in turn) and check; an
  * execution replaces *v.  IP_CHECK_VIOLATION: none of the tries had one. */
@@ -369,7 +391,7 @@ static ip_check_result try_reads(amb_run *run, uint32_t n, ip_verdict *v)
         if (n == 1 && tries > 1)
             a->chosen[i0] = a->live[a->t->amb_first[i0] + k];
         ip_verdict w;
-        ip_check_result r = check_choice(run, &w);
+        ip_check_result r = check_within(run, AMB_TRIAL_MS, &w);
         if (r == IP_CHECK_OK) {
             ip_verdict_free(v);
             *v = w;
@@ -378,10 +400,10 @@ static ip_check_result try_reads(amb_run *run, uint32_t n, ip_verdict *v)
         ip_verdict_free(&w);
         for (uint32_t j = 0; j < n; j++)
             a->chosen[run->list[j]] = IP_NONE;
-        if (r != IP_CHECK_VIOLATION)
-            return r;
+        if (r == IP_CHECK_ERROR || past_deadline(run))
+            return r == IP_CHECK_ERROR ? r : IP_CHECK_UNKNOWN;
     }
-    return IP_CHECK_VIOLATION;
+    return IP_CHECK_VIOLATION;   /* a trial that timed out counts as failed */
 }
 
 /* Local search from an execution *v of the reads given writers so far:
@@ -392,14 +414,24 @@ static ip_check_result try_reads(amb_run *run, uint32_t n, ip_verdict *v)
  * proof of anything; the exact search decides). */
 static ip_check_result local_search(amb_run *run, ip_verdict *v)
 {
-    for (;;) {
+    amb_ctx *a = run->a;
+    for (uint32_t restarts = 0;;) {
         uint32_t m = take_natural(run, v->order, v->n_order);
-        if (getenv("AMB_DEBUG")) fprintf(stderr, "amb: %u left open\n", m);
         if (m == 0)
             return IP_CHECK_OK;
         ip_check_result r = IP_CHECK_VIOLATION;
         for (uint32_t n = m; n >= 1 && r == IP_CHECK_VIOLATION; n /= 2)
             r = try_reads(run, n, v);
+        if (r == IP_CHECK_OK)
+            continue;
+        if (r != IP_CHECK_VIOLATION || restarts++ == AMB_RESTARTS)
+            return r;
+        /* stuck on list[0] whatever its writer: the choices so far are
+         * to blame; start again from that read alone */
+        for (uint32_t i = 0; i < a->t->n_ambiguous; i++)
+            if (!a->deduced[i])
+                a->chosen[i] = IP_NONE;
+        r = try_reads(run, 1, v);
         if (r != IP_CHECK_OK)
             return r;
     }
@@ -433,9 +465,15 @@ static ip_check_result decide_open(amb_run *run, ip_verdict *out)
     ip_check_result r = check_choice(run, out);
     if (r != IP_CHECK_OK)
         return r;
-    r = local_search(run, out);
-    if (r == IP_CHECK_OK)
-        return confirm(run, out);
+    r = run->sopts && run->sopts->no_guess ? IP_CHECK_VIOLATION
+                                           : local_search(run, out);
+    if (r == IP_CHECK_OK) {
+        /* si: a commit order is no serial order, so its writers may fail */
+        ip_verdict_free(out);
+        r = check_choice(run, out);
+        if (r != IP_CHECK_VIOLATION)
+            return r;
+    }
     if (r != IP_CHECK_VIOLATION)
         return r;
     for (uint32_t i = 0; i < t->n_ambiguous; i++)
@@ -478,7 +516,7 @@ ip_check_result sg_check_ambiguous(const ip_trace *t, bool si,
         amb_oom(&a);
         goto out;
     }
-    if (!amb_init(&a) || !deduce(&a, &dead))
+    if (!amb_init(&a) || !deduce(&a, !sopts || !sopts->no_pruning, &dead))
         goto out;
     if (dead != IP_NONE || a.cyclic) {
         /* a violation whatever the choice: the cycle under one choice */

@@ -140,19 +140,14 @@ static bool respects_sessions(const ip_trace *t, const uint32_t *pos)
     return true;
 }
 
-/* May read event e see a write of `writer`?  Its writer, or one of its
- * candidates when it is ambiguous; a read naming neither is unconstrained
- * (the ambiguous checker's views leave open reads so). */
+/* May read event e see a write of `writer`?  A read without writer or
+ * candidates is unconstrained (the ambiguous checker's views leave open
+ * reads so). */
 static bool may_read(const ip_trace *t, uint32_t e, uint32_t writer)
 {
-    if (t->events[e].writer != IP_NONE)
-        return t->events[e].writer == writer;
-    uint32_t i = ip_lower_bound(t->amb_event, 0, t->n_ambiguous, e);
-    if (i == t->n_ambiguous || t->amb_event[i] != e)
+    if (t->events[e].writer == IP_NONE && t->n_ambiguous == 0)
         return true;
-    uint32_t end = t->amb_first[i + 1];
-    uint32_t j = ip_lower_bound(t->amb_writer, t->amb_first[i], end, writer);
-    return j < end && t->amb_writer[j] == writer;
+    return ip_read_may_see(t, e, writer);
 }
 
 /* Run the order: each read event must see the last writer of its key. */
