@@ -401,17 +401,19 @@ static bool resolve_listed(finisher *f, const read_ctx *r,
     }
     for (uint32_t i = 0; i < count; i++) {
         uint32_t h = f->b->txn_of_sid[sids[i]];
+        char field[32];
+        snprintf(field, sizeof field, "from[%u]", i);
         if (h == IP_NONE) {
-            snprintf(msg, sizeof msg, "[%u]: unknown transaction '%s'", i,
+            snprintf(msg, sizeof msg, "unknown transaction '%s'",
                      f->t->strings[sids[i]]);
-            return input_error(f, r, "from", msg);
+            return input_error(f, r, field, msg);
         }
         uint32_t w = f->final_of[h];
         const char *why = unfit_candidate(f, &f->t->ops[r->op], w);
         if (why) {
-            snprintf(msg, sizeof msg, "[%u]: candidate '%s' %s", i,
-                     name_of(f, w), why);
-            return input_error(f, r, "from", msg);
+            snprintf(msg, sizeof msg, "candidate '%s' %s", name_of(f, w),
+                     why);
+            return input_error(f, r, field, msg);
         }
         if (!push_cand(f, &n, w))
             return false;

@@ -63,8 +63,29 @@ static cJSON *edge_json(const ip_trace *t, const ip_edge *e)
               (e->via == IP_NONE ||
                cJSON_AddStringToObject(o, "via", ip_txn_name(t, e->via))) &&
               (e->kind != IP_EDGE_WW ||
-               cJSON_AddBoolToObject(o, "forced", e->forced));
+               cJSON_AddBoolToObject(o, "forced", e->forced)) &&
+              ((e->kind != IP_EDGE_WR && e->kind != IP_EDGE_RW) ||
+               e->forced || cJSON_AddBoolToObject(o, "forced", false));
     return whole(o, ok);
+}
+
+/* The writer each ambiguous read has in the witness. */
+static cJSON *writers_json(const ip_trace *t, const ip_verdict *v)
+{
+    cJSON *a = cJSON_CreateArray();
+    bool ok = a != NULL;
+    for (uint32_t i = 0; ok && i < v->n_writers; i++) {
+        const ip_op *op = &t->ops[t->amb_op[i]];
+        cJSON *o = cJSON_CreateObject();
+        ok = o &&
+             cJSON_AddStringToObject(o, "reader", ip_txn_name(t, op->txn)) &&
+             cJSON_AddStringToObject(o, "key", ip_key_name(t, op->key)) &&
+             cJSON_AddStringToObject(o, "from",
+                                     ip_txn_name(t, v->writers[i])) &&
+             cJSON_AddBoolToObject(o, "deduced", v->deduced[i]);
+        ok = append(a, whole(o, ok)) && ok;
+    }
+    return whole(a, ok);
 }
 
 static cJSON *cycle_json(const ip_trace *t, const ip_cycle *c)
@@ -94,6 +115,12 @@ void *ip_verdict_to_cjson(const ip_trace *t, const ip_verdict *v)
         ok = ord != NULL;
         for (uint32_t i = 0; ok && i < v->n_order; i++)
             ok = append(ord, cJSON_CreateString(ip_txn_name(t, v->order[i])));
+    }
+    if (ok && v->n_writers) {
+        cJSON *w = writers_json(t, v);
+        ok = w && cJSON_AddItemToObject(o, "writers", w);
+        if (!ok)
+            cJSON_Delete(w);
     }
     cJSON *cy = ok ? cJSON_AddArrayToObject(o, "cycles") : NULL;
     ok = cy != NULL;

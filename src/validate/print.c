@@ -46,8 +46,9 @@ static void print_edge(const ip_trace *t, ip_level lvl, const ip_edge *e,
                 to);
         break;
     case IP_EDGE_WR:
-        fprintf(out, "    %s -wr(%s)-> %s: %s reads %s from %s\n", from,
-                ip_key_name(t, e->key), to, to, ip_key_name(t, e->key), from);
+        fprintf(out, "    %s -wr(%s)-> %s: %s reads %s from %s%s\n", from,
+                ip_key_name(t, e->key), to, to, ip_key_name(t, e->key), from,
+                e->forced ? "" : " (one of its candidates)");
         break;
     case IP_EDGE_WW:
         fprintf(out, "    %s -ww(%s)-> %s: both write %s%s\n", from,
@@ -55,9 +56,10 @@ static void print_edge(const ip_trace *t, ip_level lvl, const ip_edge *e,
                 e->forced ? " (order forced)" : "");
         break;
     case IP_EDGE_RW:
-        fprintf(out, "    %s -rw(%s)-> %s: %s reads %s from %s, "
+        fprintf(out, "    %s -rw(%s)-> %s: %s reads %s from %s%s, "
                 "overwritten by %s\n", from, ip_key_name(t, e->key), to, from,
-                ip_key_name(t, e->key), ip_txn_name(t, e->via), to);
+                ip_key_name(t, e->key), ip_txn_name(t, e->via),
+                e->forced ? "" : " (one of its candidates)", to);
         break;
     case IP_EDGE_CO:
         fprintf(out, "    %s -co(%s)-> %s: %s reads %s from %s %s %s, "
@@ -68,11 +70,28 @@ static void print_edge(const ip_trace *t, ip_level lvl, const ip_edge *e,
     }
 }
 
+/* Ambiguous reads: how many writers follow from the history, and what the
+ * rest mean for the witness. */
+static void print_writers(const ip_verdict *v, FILE *out)
+{
+    uint32_t deduced = 0;
+    for (uint32_t i = 0; i < v->n_writers; i++)
+        deduced += v->deduced[i];
+    fprintf(out, "%u ambiguous read%s: %u writer%s deduced, %u chosen (%s)\n",
+            v->n_writers, v->n_writers == 1 ? "" : "s", deduced,
+            deduced == 1 ? "" : "s", v->n_writers - deduced,
+            v->result == IP_CHECK_OK
+                ? "the order below runs with them"
+                : "every choice has a cycle; this one is under them");
+}
+
 void ip_verdict_print(const ip_trace *t, const ip_verdict *v, FILE *out)
 {
     fprintf(out, "%s %s (%u transactions, checked in %.0f ms)\n",
             result_word(v->result), ip_level_name(v->level),
             ip_committed_count(t), v->seconds * 1e3);
+    if (v->n_writers)
+        print_writers(v, out);
     if (t->n_anomalies)
         fprintf(out, "%u read-consistency anomal%s:\n", t->n_anomalies,
                 t->n_anomalies == 1 ? "y" : "ies");

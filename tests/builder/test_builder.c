@@ -173,6 +173,58 @@ static void test_input_errors(void)
                  IP_STRICT, "ops[0].value", "must be a JSON scalar");
 }
 
+/* A value written by several transactions, or a "from" list: the read
+ * keeps its candidates; listed candidates must fit. */
+static void test_ambiguous(void)
+{
+    const char *ws = "{\"id\":\"w1\",\"ops\":[{\"op\":\"write\",\"key\":\"k\","
+                     "\"value\":1}]},{\"id\":\"w2\",\"ops\":[{\"op\":\"write\","
+                     "\"key\":\"k\",\"value\":1}]},{\"id\":\"w3\",\"ops\":[{\"op\":"
+                     "\"write\",\"key\":\"k\",\"value\":2}]}";
+    const char *reads[] = {
+        "{\"op\":\"read\",\"key\":\"k\",\"value\":1}",
+        "{\"op\":\"read\",\"key\":\"k\",\"from\":[\"w2\",\"w1\",\"w2\"]}",
+    };
+    char buf[1024];
+    for (int i = 0; i < 2; i++) {
+        snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"ops\":[%s]}", ws,
+                 reads[i]);
+        ip_error err = {0};
+        ip_trace *t = parse(wrap(buf, NULL), IP_STRICT, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_EQUAL_FATAL(t->n_ambiguous, 1);
+        CU_ASSERT(!ip_trace_unique(t));
+        const ip_event *ev = &t->events[t->amb_event[0]];
+        CU_ASSERT_EQUAL(ev->writer, IP_NONE);
+        CU_ASSERT_EQUAL(t->ops[t->amb_op[0]].from, IP_NONE);
+        CU_ASSERT_EQUAL(t->amb_first[1] - t->amb_first[0], 2);
+        CU_ASSERT_STRING_EQUAL(ip_txn_name(t, t->amb_writer[0]), "w1");
+        CU_ASSERT_STRING_EQUAL(ip_txn_name(t, t->amb_writer[1]), "w2");
+        CU_ASSERT(ip_read_may_see(t, t->amb_event[0], t->amb_writer[1]));
+        CU_ASSERT(!ip_read_may_see(t, t->amb_event[0], IP_INIT_TXN));
+        char msg[600];
+        ip_ambiguous_message(t, msg, sizeof msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "'r' reads key 'k' from one of 2"));
+        ip_trace_free(t);
+    }
+    /* candidates that cannot be the writer */
+    const char *bad[][2] = {
+        {"[\"w1\",\"nope\"]", "from[1]: unknown transaction 'nope'"},
+        {"[\"w1\",\"w3\"]", "from[1]: candidate 'w3' last writes another"},
+        {"[\"w1\",\"r\"]", "candidate 'r' is the reading transaction"},
+        {"[\"w1\",\"y\"]", "candidate 'y' never writes the key"},
+        {"[]", "must list at least one"},
+        {"[\"w1\",7]", "from[1]: must be a non-empty transaction id"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(buf, sizeof buf, "%s,{\"id\":\"y\",\"ops\":[]},{\"id\":\"r\","
+                 "\"ops\":[{\"op\":\"read\",\"key\":\"k\",\"value\":1,\"from\":"
+                 "%s}]}", ws, bad[i][0]);
+        expect_error(wrap(buf, NULL), IP_STRICT, "transactions[4].ops[0].from",
+                     bad[i][1]);
+    }
+}
+
 static void test_resolution_errors(void)
 {
     const char *w1 = "{\"id\":\"w1\",\"ops\":[{\"op\":\"write\",\"key\":\"k\",\"value\":1}]}";
@@ -182,11 +234,7 @@ static void test_resolution_errors(void)
              "\"key\":\"k\",\"value\":9}]}", w1);
     expect_error(wrap(buf, NULL), IP_STRICT, "transactions[1].ops[0].value",
                  "thin-air read");
-    snprintf(buf, sizeof buf, "%s,{\"id\":\"w2\",\"ops\":[{\"op\":\"write\","
-             "\"key\":\"k\",\"value\":1}]},{\"id\":\"r\",\"ops\":[{\"op\":"
-             "\"read\",\"key\":\"k\",\"value\":1}]}", w1);
-    expect_error(wrap(buf, NULL), IP_STRICT, "transactions[2].ops[0].value",
-                 "matches writes of 'w1' and 'w2'");
+    /* (several writes: an ambiguous read, see test_ambiguous) */
     /* read from an aborted transaction, named and by value */
     const char *ab = "{\"id\":\"ab\",\"status\":\"aborted\",\"ops\":[{\"op\":"
                      "\"write\",\"key\":\"k\",\"value\":5}]}";
@@ -488,6 +536,7 @@ int main(void)
     CU_add_test(s, "structure", test_structure);
     CU_add_test(s, "round trip", test_round_trip);
     CU_add_test(s, "input errors", test_input_errors);
+    CU_add_test(s, "ambiguous reads", test_ambiguous);
     CU_add_test(s, "resolution errors", test_resolution_errors);
     CU_add_test(s, "lenient anomalies", test_lenient_anomalies);
     CU_add_test(s, "aborted readers", test_aborted_readers);
