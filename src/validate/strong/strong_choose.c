@@ -35,7 +35,7 @@ typedef struct formula {
 
 /* The formula grows with reads x writers; beyond this many clauses the
  * search gives up (unknown) rather than exhaust memory (~1 KB each). */
-#define AMB_MAX_CLAUSES 200000u
+#define AMB_MAX_CLAUSES 50000u
 
 static void assert_clause(formula *f, Z3_ast c)
 {
