@@ -81,8 +81,8 @@ static void print_writers(const ip_verdict *v, FILE *out)
             v->n_writers, v->n_writers == 1 ? "" : "s", deduced,
             deduced == 1 ? "" : "s", v->n_writers - deduced,
             v->result == IP_CHECK_OK
-                ? "the order below runs with them"
-                : "every choice has a cycle; this one is under them");
+                ? "an execution exists with them; --json lists them"
+                : "every choice has a cycle; the one below is under them");
 }
 
 void ip_verdict_print(const ip_trace *t, const ip_verdict *v, FILE *out)

@@ -206,7 +206,7 @@ if run "check ser ambiguous" 0 "$BIN" check --json --level ser "$WORK/amb.json";
     has "check ser ambiguous" "$WORK/out" '"writers"' '"deduced":	true'
 fi
 run "check si ambiguous" 0 "$BIN" check --level si "$WORK/amb.json" &&
-    has "check si ambiguous" "$WORK/out" "1 ambiguous read"
+    has "check si ambiguous" "$WORK/out" "1 ambiguous read: 1 writer deduced"
 for lvl in rc ra causal; do
     run "check $lvl ambiguous" 4 "$BIN" check --level $lvl "$WORK/amb.json" &&
         has "check $lvl ambiguous" "$WORK/err" "several candidate writers" \

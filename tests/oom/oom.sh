@@ -38,6 +38,9 @@ run() {   # run DIR: the command, run in DIR, its outputs there
     check_causal) "$BIN" check --level causal "$T" |
                       sed 's/checked in [0-9.]* ms//' ;;
     check_ser)    "$BIN" check --json --level ser "$T" | sed '/"seconds"/d' ;;
+    check_ambiguous)  # reads with several candidate writers
+                  "$BIN" check --json --level ser "$TRACES/ambiguous.json" |
+                      sed '/"seconds"/d' ;;
     convert)      "$BIN" convert "$T" c.json && cat c.json ;;
     dot)          "$BIN" dot --out d.dot "$T" && cat d.dot ;;
     validate)     "$BIN" validate --json --app "$APPS/bank" "$V" |
