@@ -4,8 +4,7 @@
 
 #include <stdlib.h>
 
-/* The previous committed transaction of x's session, or IP_NONE. */
-static uint32_t prev_committed(const ip_trace *t, uint32_t x)
+uint32_t ip_prev_committed(const ip_trace *t, uint32_t x)
 {
     uint32_t first = t->sessions[t->txns[x].session].txn_first;
     while (x > first) {
@@ -35,7 +34,7 @@ static void fill_edges(const ip_trace *t, uint32_t *first, uint32_t *succ)
                 else
                     succ[first[ev->writer]++] = x;
             }
-            uint32_t p = prev_committed(t, x);
+            uint32_t p = ip_prev_committed(t, x);
             if (p != IP_NONE && pass == 0)
                 first[p + 1]++;
             else if (p != IP_NONE)

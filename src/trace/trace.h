@@ -208,6 +208,9 @@ uint32_t ip_lower_bound(const uint32_t *a, uint32_t lo, uint32_t hi,
 /* Write event of txn on key, or IP_NONE if txn does not write key. */
 uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key);
 
+/* The committed transaction before x in x's session, or IP_NONE. */
+uint32_t ip_prev_committed(const ip_trace *t, uint32_t x);
+
 /* so(a, b): a precedes b in session order (txn 0 precedes everything). */
 bool ip_so(const ip_trace *t, uint32_t a, uint32_t b);
 

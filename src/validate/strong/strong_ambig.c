@@ -72,21 +72,13 @@ static void amb_free(amb_ctx *a)
 
 /* ---- known reachability ------------------------------------------------- */
 
-static uint32_t prev_committed(const ip_trace *t, uint32_t x)
-{
-    uint32_t first = t->sessions[t->txns[x].session].txn_first;
-    while (x-- > first)
-        if (ip_committed(t, x))
-            return x;
-    return IP_NONE;
-}
-
-/* Calls fn(env, p, x) for every so/wr predecessor p != 0 of committed x
- * (a writer read several times comes several times). */
+/* Runs body with p bound to each so/wr predecessor (not txn 0) of
+ * committed x, over the fixed writers (one read several times comes
+ * several times). */
 #define FOR_PREDS(a, x, p, body)                                             \
     do {                                                                     \
         const ip_txn *tx_ = &(a)->t->txns[x];                                \
-        uint32_t p = prev_committed((a)->t, x);                              \
+        uint32_t p = ip_prev_committed((a)->t, x);                            \
         if (p != IP_NONE) { body; }                                          \
         for (uint32_t e_ = tx_->ev_first; e_ < tx_->ev_first + tx_->ev_count; \
              e_++) {                                                         \

@@ -95,18 +95,10 @@ static void make_points(formula *f)
 static void assert_sessions(formula *f)
 {
     const ip_trace *t = f->a->t;
-    for (uint32_t s = 0; s < t->n_sessions; s++) {
-        const ip_session *ss = &t->sessions[s];
-        uint32_t prev = IP_NONE;
-        for (uint32_t x = ss->txn_first; x < ss->txn_first + ss->txn_count;
-             x++) {
-            if (!ip_committed(t, x))
-                continue;
-            if (prev != IP_NONE)
-                assert_clause(f, lt(f, point(f, true, prev),
-                                                 point(f, false, x)));
-            prev = x;
-        }
+    for (uint32_t x = 1; x < t->n_txns; x++) {
+        uint32_t p = ip_committed(t, x) ? ip_prev_committed(t, x) : IP_NONE;
+        if (p != IP_NONE)
+            assert_clause(f, lt(f, point(f, true, p), point(f, false, x)));
     }
 }
 

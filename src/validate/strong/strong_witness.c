@@ -125,17 +125,10 @@ static bool place_orders(const ip_trace *t, const uint32_t *order, uint32_t n,
 
 static bool respects_sessions(const ip_trace *t, const uint32_t *pos)
 {
-    for (uint32_t s = 0; s < t->n_sessions; s++) {
-        const ip_session *ss = &t->sessions[s];
-        uint32_t prev = IP_NONE;
-        for (uint32_t x = ss->txn_first; x < ss->txn_first + ss->txn_count;
-             x++) {
-            if (!ip_committed(t, x))
-                continue;
-            if (prev != IP_NONE && pos[prev] > pos[x])
-                return false;
-            prev = x;
-        }
+    for (uint32_t x = 1; x < t->n_txns; x++) {
+        uint32_t p = ip_committed(t, x) ? ip_prev_committed(t, x) : IP_NONE;
+        if (p != IP_NONE && pos[p] > pos[x])
+            return false;
     }
     return true;
 }

@@ -18,15 +18,6 @@ static void join(uint32_t *dst, const uint32_t *src, uint32_t k)
             dst[s] = src[s];
 }
 
-static uint32_t prev_committed(const ip_trace *t, uint32_t x)
-{
-    uint32_t first = t->sessions[t->txns[x].session].txn_first;
-    while (x-- > first)
-        if (ip_committed(t, x))
-            return x;
-    return IP_INIT_TXN;
-}
-
 uint32_t *wk_vector_clocks(const ip_trace *t, const uint32_t *topo,
                            uint32_t n_topo)
 {
@@ -45,8 +36,8 @@ uint32_t *wk_vector_clocks(const ip_trace *t, const uint32_t *topo,
         if (x == IP_INIT_TXN)
             continue;
         uint32_t *row = vc + (size_t)x * k;
-        uint32_t p = prev_committed(t, x);
-        if (p != IP_INIT_TXN)
+        uint32_t p = ip_prev_committed(t, x);
+        if (p != IP_NONE)
             memcpy(row, vc + (size_t)p * k, k * sizeof *row);
         const ip_txn *tx = &t->txns[x];
         for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++) {
