@@ -2,7 +2,7 @@
  * strong_ambig.c - ser and si when some reads have several candidate
  * writers (ip_check_strong's way in for such traces).
  *
- * The choice of writer is part of the search, in three steps:
+ * The choice of writer is part of the search, in two steps:
  *   1. deduction: a candidate c of a read by x on key k is impossible in
  *      every ser/si execution when x reaches c (the wr edge would close a
  *      cycle), or when some other writer w of k has c ->* w ->* x (then
@@ -10,11 +10,11 @@
  *      gives the anti-dependency x -> w against w ->* x).  Both rules use
  *      only so and wr edges, base edges under si too.  A read left with
  *      one candidate gets it, which adds a wr edge, to a fixpoint.
- *   2. a guess for the reads still open (the candidate latest before the
- *      reader in a topological order), checked by the usual checker on a
- *      view of the trace whose reads all name their writer;
- *   3. when the guess fails, an exact search over the choices
- *      (strong_choose.c), its answer checked by the usual checker again.
+ *   2. the usual checker on a view of the trace whose open reads have no
+ *      writer, with those reads handed to its search (sg_open): pruning
+ *      runs without them, the lazy solver chooses their writers next to
+ *      the open writer orders (strong_solve.c).  An execution it finds is
+ *      checked once more with every writer fixed.
  * A read left without a candidate, or a search without a choice, makes
  * the history a violation; its witness is the usual checker's cycle under
  * one choice, whose wr and rw edges of reads not deduced carry forced = 0
@@ -42,12 +42,11 @@ static bool amb_init(amb_ctx *a)
     a->chosen = malloc(n * sizeof *a->chosen);
     a->deduced = calloc(n, 1);
     a->amb_of_event = malloc(((size_t)t->n_events + 1) * sizeof(uint32_t));
-    a->topo_pos = malloc((size_t)t->n_txns * sizeof *a->topo_pos);
     if ((uint64_t)t->n_txns * t->n_sessions <= AMB_MAX_CLOCK_WORDS)
         a->vc = malloc(((size_t)t->n_txns * t->n_sessions + 1) *
                        sizeof *a->vc);
     if (!a->live || !a->n_live || !a->chosen || !a->deduced ||
-        !a->amb_of_event || !a->topo_pos)
+        !a->amb_of_event)
         return amb_oom(a);
     memcpy(a->live, t->amb_writer, nw * sizeof *a->live);
     memset(a->amb_of_event, 0xff, (size_t)t->n_events * sizeof(uint32_t));
@@ -66,7 +65,6 @@ static void amb_free(amb_ctx *a)
     free(a->chosen);
     free(a->deduced);
     free(a->amb_of_event);
-    free(a->topo_pos);
     free(a->vc);
 }
 
@@ -117,10 +115,10 @@ static bool compute_clocks(amb_ctx *a)
         for (uint32_t x = 1; x < n; x++)
             if (ip_committed(t, x) && indeg[x] == 0)
                 queue[tail++] = x;
-        a->topo_pos[IP_INIT_TXN] = pos++;
+        pos++;                       /* txn 0 */
         while (head < tail) {
             uint32_t x = queue[head++];
-            a->topo_pos[x] = pos++;
+            pos++;
             uint32_t *row = a->vc ? a->vc + (size_t)x * S : NULL;
             if (row) {
                 memset(row, 0, S * sizeof *row);
@@ -204,15 +202,33 @@ static bool deduce(amb_ctx *a, bool prune, uint32_t *dead)
     }
 }
 
-/* ---- checking one choice ------------------------------------------------ */
+/* ---- deciding ----------------------------------------------------------- */
 
-/* The usual checker on a view of t whose ambiguous reads read chosen[]:
- * the view shares everything with t but the events. */
-static ip_check_result check_view(amb_ctx *a, const ip_check_opts *opts,
-                                  const ip_strong_opts *sopts,
-                                  ip_verdict *out, ip_strong_stats *stats)
+typedef struct amb_run {
+    amb_ctx *a;
+    const ip_check_opts *opts;
+    const ip_strong_opts *sopts;
+    ip_strong_stats *stats;
+    double deadline;          /* ip_now() seconds; 0 = none */
+} amb_run;
+
+/* The usual checker on a view of t whose ambiguous reads read chosen[]
+ * (the view shares everything with t but the events); `open` reads, when
+ * given, are left without writer for the checker's search.  Within what
+ * is left of the time limit. */
+static ip_check_result check_view(amb_run *run, const sg_open *open,
+                                  ip_verdict *out)
 {
+    amb_ctx *a = run->a;
     const ip_trace *t = a->t;
+    ip_check_opts o = run->opts ? *run->opts : (ip_check_opts){0, 0};
+    memset(out, 0, sizeof *out);
+    if (run->deadline) {
+        double left = run->deadline - ip_now();
+        if (left < 0.001)
+            return IP_CHECK_UNKNOWN;
+        o.timeout_ms = (unsigned)(left * 1000.0) + 1;
+    }
     ip_trace view = *t;
     view.events = malloc(((size_t)t->n_events + 1) * sizeof *view.events);
     if (!view.events) {
@@ -224,10 +240,16 @@ static ip_check_result check_view(amb_ctx *a, const ip_check_opts *opts,
         view.events[t->amb_event[i]].writer = a->chosen[i];
     view.n_ambiguous = 0;
     view.amb_op = view.amb_event = view.amb_first = view.amb_writer = NULL;
-    ip_check_result r = ip_check_strong(&view, a->si, opts, sopts, out, stats,
-                                        a->err);
+    ip_check_result r = sg_check_open(&view, a->si, &o, run->sopts, open, out,
+                                      run->stats, a->err);
     free(view.events);
     return r;
+}
+
+static ip_check_result internal(ip_error *err, const char *what)
+{
+    ip_fail(err, "ser/si check: internal error: %s", what);
+    return IP_CHECK_ERROR;
 }
 
 /* The ambiguous read of `reader` on `key` that was not deduced, if any. */
@@ -251,10 +273,7 @@ static bool attach_choice(amb_ctx *a, ip_verdict *out)
     out->deduced = malloc(t->n_ambiguous);
     if (!out->writers || !out->deduced)
         return amb_oom(a);
-    /* reads a violation did not need get any candidate: the cycle stays */
-    for (uint32_t i = 0; i < t->n_ambiguous; i++)
-        out->writers[i] = a->chosen[i] != IP_NONE
-                              ? a->chosen[i] : t->amb_writer[t->amb_first[i]];
+    memcpy(out->writers, a->chosen, t->n_ambiguous * sizeof *a->chosen);
     memcpy(out->deduced, a->deduced, t->n_ambiguous);
     out->n_writers = t->n_ambiguous;
     for (uint32_t c = 0; c < out->n_cycles; c++)
@@ -267,226 +286,78 @@ static bool attach_choice(amb_ctx *a, ip_verdict *out)
     return true;
 }
 
-/* ---- finding a choice ----------------------------------------------------- */
+/* The reads deduction left open, as the checker's search takes them. */
+typedef struct open_reads {
+    sg_open o;
+    uint32_t *reader, *key, *first, *cand, *pick, *index;
+} open_reads;
 
-typedef struct amb_run {
-    amb_ctx *a;
-    const ip_check_opts *opts;
-    const ip_strong_opts *sopts;
-    ip_strong_stats *stats;
-    double deadline;          /* ip_now() seconds; 0 = none */
-    uint32_t *last, *list;    /* scratch: per key, per ambiguous read */
-} amb_run;
-
-/* check_view within what is left of the time limit, and within
- * `budget_ms` when not 0 (a trial of the local search). */
-static ip_check_result check_within(amb_run *run, unsigned budget_ms,
-                                    ip_verdict *out)
+static bool collect_open(amb_ctx *a, open_reads *r)
 {
-    ip_check_opts o = run->opts ? *run->opts : (ip_check_opts){0, 0};
-    memset(out, 0, sizeof *out);
-    if (run->deadline) {
-        double left = run->deadline - ip_now();
-        if (left < 0.001)
-            return IP_CHECK_UNKNOWN;
-        o.timeout_ms = (unsigned)(left * 1000.0) + 1;
-    }
-    if (budget_ms && (!o.timeout_ms || budget_ms < o.timeout_ms))
-        o.timeout_ms = budget_ms;
-    return check_view(run->a, &o, run->sopts, out, run->stats);
-}
-
-static ip_check_result check_choice(amb_run *run, ip_verdict *out)
-{
-    return check_within(run, 0, out);
-}
-
-static bool is_live(const amb_ctx *a, uint32_t i, uint32_t w)
-{
-    const uint32_t *c = a->live + a->t->amb_first[i];
-    for (uint32_t j = 0; j < a->n_live[i]; j++)
-        if (c[j] == w)
-            return true;
-    return false;
-}
-
-/* Give every open read whose write in the serial order `order` (the last
- * writer of its key before its reader) is a live candidate that writer:
- * the order stays a witness.  The others go to run->list; their number is
- * returned.  topo_pos becomes the position in order. */
-static uint32_t take_natural(amb_run *run, const uint32_t *order, uint32_t n)
-{
-    amb_ctx *a = run->a;
     const ip_trace *t = a->t;
-    for (uint32_t k = 0; k < t->n_keys; k++)
-        run->last[k] = IP_INIT_TXN;
-    for (uint32_t p = 0; p < n; p++) {
-        const ip_txn *x = &t->txns[order[p]];
-        a->topo_pos[order[p]] = p;
-        for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++) {
-            uint32_t i = a->amb_of_event[e];
-            if (i != IP_NONE && a->chosen[i] == IP_NONE &&
-                is_live(a, i, run->last[t->events[e].key]))
-                a->chosen[i] = run->last[t->events[e].key];
-        }
-        for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
-            if (t->events[e].kind == IP_WRITE)
-                run->last[t->events[e].key] = order[p];
-    }
+    size_t n = (size_t)t->n_ambiguous + 1, nc = 0;
+    r->reader = malloc(n * sizeof *r->reader);
+    r->key = malloc(n * sizeof *r->key);
+    r->first = malloc(n * sizeof *r->first);
+    r->pick = malloc(n * sizeof *r->pick);
+    r->index = malloc(n * sizeof *r->index);
+    r->cand = malloc(((size_t)t->amb_first[t->n_ambiguous] + 1) *
+                     sizeof *r->cand);
+    if (!r->reader || !r->key || !r->first || !r->pick || !r->index ||
+        !r->cand)
+        return amb_oom(a);
     uint32_t m = 0;
-    for (uint32_t i = 0; i < t->n_ambiguous; i++)
-        if (a->chosen[i] == IP_NONE)
-            run->list[m++] = i;
-    return m;
-}
-
-/* The live candidate of read i latest before its reader by topo_pos, else
- * the earliest. */
-static uint32_t latest_before(const amb_ctx *a, uint32_t i)
-{
-    const ip_trace *t = a->t;
-    uint32_t px = a->topo_pos[t->events[t->amb_event[i]].txn];
-    const uint32_t *c = a->live + t->amb_first[i];
-    uint32_t best = IP_NONE, low = IP_NONE;
-    for (uint32_t j = 0; j < a->n_live[i]; j++) {
-        uint32_t pc = a->topo_pos[c[j]];
-        if (pc < px && (best == IP_NONE || pc > a->topo_pos[best]))
-            best = c[j];
-        if (low == IP_NONE || pc < a->topo_pos[low])
-            low = c[j];
-    }
-    return best != IP_NONE ? best : low;
-}
-
-/* A trial of the local search may take this long (a wrong choice can
- * cost the checker's solver dearly); restarts after getting stuck. */
-#define AMB_TRIAL_MS 2000u
-#define AMB_RESTARTS 8u
-
-static bool past_deadline(const amb_run *run)
-{
-    return run->deadline && ip_now() >= run->deadline;
-}
-
-/* Give the first n reads of run->list writers (their latest candidates
- * before them, or for one read each candidate in turn) and check; an
- * execution replaces *v.  IP_CHECK_VIOLATION: none of the tries had one. */
-static ip_check_result try_reads(amb_run *run, uint32_t n, ip_verdict *v)
-{
-    amb_ctx *a = run->a;
-    uint32_t tries = 1, i0 = run->list[0];
-    if (n == 1)
-        tries = a->n_live[i0];
-    for (uint32_t k = 0; k < tries; k++) {
-        for (uint32_t j = 0; j < n; j++)
-            a->chosen[run->list[j]] = latest_before(a, run->list[j]);
-        if (n == 1 && tries > 1)
-            a->chosen[i0] = a->live[a->t->amb_first[i0] + k];
-        ip_verdict w;
-        ip_check_result r = check_within(run, AMB_TRIAL_MS, &w);
-        if (r == IP_CHECK_OK) {
-            ip_verdict_free(v);
-            *v = w;
-            return r;
-        }
-        ip_verdict_free(&w);
-        for (uint32_t j = 0; j < n; j++)
-            a->chosen[run->list[j]] = IP_NONE;
-        if (r == IP_CHECK_ERROR || past_deadline(run))
-            return r == IP_CHECK_ERROR ? r : IP_CHECK_UNKNOWN;
-    }
-    return IP_CHECK_VIOLATION;   /* a trial that timed out counts as failed */
-}
-
-/* Local search from an execution *v of the reads given writers so far:
- * reads its order agrees with take that writer; of the rest, as many as
- * still leave an execution (halving the batch on failure) take their
- * latest candidate before them, and again with the new execution.  OK:
- * every read has a writer and *v is an execution.  VIOLATION: stuck (no
- * proof of anything; the exact search decides). */
-static ip_check_result local_search(amb_run *run, ip_verdict *v)
-{
-    amb_ctx *a = run->a;
-    for (uint32_t restarts = 0;;) {
-        uint32_t m = take_natural(run, v->order, v->n_order);
-        if (m == 0)
-            return IP_CHECK_OK;
-        ip_check_result r = IP_CHECK_VIOLATION;
-        for (uint32_t n = m; n >= 1 && r == IP_CHECK_VIOLATION; n /= 2)
-            r = try_reads(run, n, v);
-        if (r == IP_CHECK_OK)
+    for (uint32_t i = 0; i < t->n_ambiguous; i++) {
+        if (a->chosen[i] != IP_NONE)
             continue;
-        if (r != IP_CHECK_VIOLATION || restarts++ == AMB_RESTARTS)
-            return r;
-        /* stuck on list[0] whatever its writer: the choices so far are
-         * to blame; start again from that read alone */
-        for (uint32_t i = 0; i < a->t->n_ambiguous; i++)
-            if (!a->deduced[i])
-                a->chosen[i] = IP_NONE;
-        r = try_reads(run, 1, v);
-        if (r != IP_CHECK_OK)
-            return r;
+        const ip_event *ev = &t->events[t->amb_event[i]];
+        r->reader[m] = ev->txn;
+        r->key[m] = ev->key;
+        r->first[m] = (uint32_t)nc;
+        r->pick[m] = 0;     /* kept when a violation needs no choice */
+        r->index[m++] = i;
+        memcpy(r->cand + nc, a->live + t->amb_first[i],
+               a->n_live[i] * sizeof *r->cand);
+        nc += a->n_live[i];
     }
+    r->first[m] = (uint32_t)nc;
+    r->o = (sg_open){ .n = m, .reader = r->reader, .key = r->key,
+                      .first = r->first, .cand = r->cand, .pick = r->pick };
+    return true;
 }
 
-static ip_check_result internal(ip_error *err, const char *what)
+static void free_open(open_reads *r)
 {
-    ip_fail(err, "ser/si check: internal error: %s", what);
-    return IP_CHECK_ERROR;
+    free(r->reader);
+    free(r->key);
+    free(r->first);
+    free(r->cand);
+    free(r->pick);
+    free(r->index);
 }
 
-/* Every open read has a writer in a->chosen: the final check, whose
- * execution must exist. */
-static ip_check_result confirm(amb_run *run, ip_verdict *out)
-{
-    ip_verdict_free(out);
-    ip_check_result r = check_choice(run, out);
-    if (r == IP_CHECK_VIOLATION)
-        r = internal(run->a->err, "the chosen writers have no execution");
-    return r;
-}
-
-/* After deduction: decide by the other reads alone, local search, and the
- * exact search; *out is the verdict.  `viol` keeps the witness of a
- * violation under the guess. */
-static ip_check_result decide_open(amb_run *run, ip_verdict *out)
+/* The checker's own search over the open reads' writers: the exact
+ * answer, its picks into a->chosen (on a violation, the picks of the
+ * witness).  An execution is checked once more with every writer fixed. */
+static ip_check_result search_open(amb_run *run, ip_verdict *out)
 {
     amb_ctx *a = run->a;
-    const ip_trace *t = a->t;
-    /* the other reads alone: a violation stands for every choice */
-    ip_check_result r = check_choice(run, out);
-    if (r != IP_CHECK_OK)
-        return r;
-    r = run->sopts && run->sopts->no_guess ? IP_CHECK_VIOLATION
-                                           : local_search(run, out);
-    if (r == IP_CHECK_OK) {
-        /* si: a commit order is no serial order, so its writers may fail */
-        ip_verdict_free(out);
-        r = check_choice(run, out);
-        if (r != IP_CHECK_VIOLATION)
-            return r;
+    open_reads r = {0};
+    ip_check_result res = IP_CHECK_ERROR;
+    if (collect_open(a, &r)) {
+        res = check_view(run, &r.o, out);
+        if (res == IP_CHECK_OK || res == IP_CHECK_VIOLATION)
+            for (uint32_t q = 0; q < r.o.n; q++)
+                a->chosen[r.index[q]] = r.cand[r.first[q] + r.pick[q]];
     }
-    if (r != IP_CHECK_VIOLATION)
-        return r;
-    for (uint32_t i = 0; i < t->n_ambiguous; i++)
-        if (!a->deduced[i])
-            a->chosen[i] = IP_NONE;
-    double left = run->deadline ? run->deadline - ip_now() : 0;
-    if (run->deadline && left < 0.001)
-        return IP_CHECK_UNKNOWN;
-    r = amb_search(a, run->deadline ? (unsigned)(left * 1000.0) + 1 : 0);
-    if (r == IP_CHECK_OK)
-        return confirm(run, out);
-    if (r != IP_CHECK_VIOLATION)
-        return r;
-    /* no choice has an execution: show the cycle under one of them */
-    for (uint32_t i = 0; i < t->n_ambiguous; i++)
-        if (a->chosen[i] == IP_NONE)
-            a->chosen[i] = latest_before(a, i);
+    free_open(&r);
+    if (res != IP_CHECK_OK)
+        return res;
     ip_verdict_free(out);
-    r = check_choice(run, out);
-    return r == IP_CHECK_OK ? internal(a->err, "a choice the search refuted "
-                                       "has an execution") : r;
+    res = check_view(run, NULL, out);
+    return res == IP_CHECK_VIOLATION
+               ? internal(a->err, "the chosen writers have no execution")
+               : res;
 }
 
 ip_check_result sg_check_ambiguous(const ip_trace *t, bool si,
@@ -502,12 +373,6 @@ ip_check_result sg_check_ambiguous(const ip_trace *t, bool si,
     ip_check_result r = IP_CHECK_ERROR;
     uint32_t dead;
     memset(out, 0, sizeof *out);
-    run.last = malloc(((size_t)t->n_keys + 1) * sizeof *run.last);
-    run.list = malloc(((size_t)t->n_ambiguous + 1) * sizeof *run.list);
-    if (!run.last || !run.list) {
-        amb_oom(&a);
-        goto out;
-    }
     if (!amb_init(&a) || !deduce(&a, !sopts || !sopts->no_pruning, &dead))
         goto out;
     if (dead != IP_NONE || a.cyclic) {
@@ -515,20 +380,18 @@ ip_check_result sg_check_ambiguous(const ip_trace *t, bool si,
         for (uint32_t i = 0; i < t->n_ambiguous; i++)
             if (a.chosen[i] == IP_NONE)
                 a.chosen[i] = t->amb_writer[t->amb_first[i]];
-        r = check_choice(&run, out);
+        r = check_view(&run, NULL, out);
         if (r == IP_CHECK_OK)
             r = internal(err, "a read without possible writers has an "
                          "execution");
     } else {
-        r = decide_open(&run, out);
+        r = search_open(&run, out);
     }
     if ((r == IP_CHECK_OK || r == IP_CHECK_VIOLATION) &&
         !attach_choice(&a, out))
         r = IP_CHECK_ERROR;
     out->result = r;
 out:
-    free(run.last);
-    free(run.list);
     amb_free(&a);
     return r;
 }

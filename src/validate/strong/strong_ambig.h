@@ -1,11 +1,11 @@
 /*
  * strong_ambig.h - internals of ser/si on histories with ambiguous reads
- * (strong_ambig.c, strong_choose.c only).
+ * (strong_ambig.c; sg_check_open in strong_check.c).
  *
  * Every ambiguous read i (the trace's amb_* order) keeps its live
  * candidates, live[amb_first[i] .. + n_live[i]); chosen[i] is its writer
  * once one is fixed: by deduction (deduced[i]: every other candidate
- * closes a cycle in every execution) or by choice (a guess or the search).
+ * closes a cycle in every execution) or by the checker's search.
  * Known reachability is so ∪ wr over the reads with a fixed writer, kept
  * as vector clocks: vc[x * n_sessions + s] is 1 + the index of the last
  * transaction of session s that reaches x (itself included), 0 for none.
@@ -13,7 +13,7 @@
 #ifndef ISOPREDICT_STRONG_AMBIG_H
 #define ISOPREDICT_STRONG_AMBIG_H
 
-#include "strong.h"
+#include "strong_graph.h"
 
 typedef struct amb_ctx {
     const ip_trace *t;
@@ -22,7 +22,6 @@ typedef struct amb_ctx {
     uint8_t *deduced;
     uint32_t *amb_of_event;   /* event -> ambiguous read index or IP_NONE */
     uint32_t *vc;             /* NULL when too large: no pruning */
-    uint32_t *topo_pos;       /* per txn: position in the last topo order */
     bool cyclic;              /* so ∪ wr (fixed writers) has a cycle */
     ip_error *err;
 } amb_ctx;
@@ -60,10 +59,12 @@ ip_check_result sg_check_ambiguous(const ip_trace *t, bool si,
                                    ip_verdict *out, ip_strong_stats *stats,
                                    ip_error *err);
 
-/* strong_choose.c: pick a writer for every open read (chosen[] filled)
- * such that some ser/si execution exists: IP_CHECK_OK, or
- * IP_CHECK_VIOLATION when no choice has one, IP_CHECK_UNKNOWN on timeout,
- * IP_CHECK_ERROR with err set. */
-ip_check_result amb_search(amb_ctx *a, unsigned timeout_ms);
+/* strong_check.c: the checker on `view` (open reads without writer),
+ * choosing their writers in its search; picks in open->pick. */
+ip_check_result sg_check_open(const ip_trace *view, bool si,
+                              const ip_check_opts *opts,
+                              const ip_strong_opts *sopts, const sg_open *open,
+                              ip_verdict *out, ip_strong_stats *stats,
+                              ip_error *err);
 
 #endif

@@ -42,6 +42,8 @@ static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
     sg_status st = sg_prune(c, sopts->no_pruning, sopts->bitset_words);
     double t2 = ip_now();
     c->stats->sec_prune = t2 - t1;
+    if (st == SG_DONE && c->open && c->open->n)
+        st = SG_OPEN;               /* the chosen reads are still to come */
     if (st != SG_OPEN)
         return st == SG_CONFLICT ? IP_CHECK_VIOLATION
                : st == SG_DONE   ? IP_CHECK_OK
@@ -52,10 +54,13 @@ static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
     return res;
 }
 
-ip_check_result ip_check_strong(const ip_trace *t, bool si,
-                                const ip_check_opts *opts,
-                                const ip_strong_opts *sopts, ip_verdict *out,
-                                ip_strong_stats *stats, ip_error *err)
+/* ip_check_strong, with `open` reads whose writer the search chooses
+ * (NULL: none). */
+static ip_check_result run(const ip_trace *t, bool si,
+                           const ip_check_opts *opts,
+                           const ip_strong_opts *sopts, const sg_open *open,
+                           ip_verdict *out, ip_strong_stats *stats,
+                           ip_error *err)
 {
     double t0 = ip_now();
     ip_strong_stats local_stats;
@@ -74,11 +79,12 @@ ip_check_result ip_check_strong(const ip_trace *t, bool si,
     ip_check_result res = IP_CHECK_VIOLATION;
     if (t->n_anomalies > 0) {
         out->n_anomalies = t->n_anomalies;
-    } else if (!ip_trace_unique(t)) {
+    } else if (!open && !ip_trace_unique(t)) {
         res = sg_check_ambiguous(t, si, opts, sopts, out, stats, err);
         out->level = si ? IP_LVL_SI : IP_LVL_SER;
     } else {
-        sg_ctx c = { .t = t, .si = si, .stats = stats, .err = err };
+        sg_ctx c = { .t = t, .si = si, .stats = stats, .err = err,
+                     .open = open };
         res = decide(&c, opts, sopts);
         if (res == IP_CHECK_OK && !sg_order_witness(&c, out))
             res = IP_CHECK_ERROR;
@@ -92,6 +98,23 @@ ip_check_result ip_check_strong(const ip_trace *t, bool si,
     out->result = res;
     out->seconds = ip_now() - t0;
     return res;
+}
+
+ip_check_result ip_check_strong(const ip_trace *t, bool si,
+                                const ip_check_opts *opts,
+                                const ip_strong_opts *sopts, ip_verdict *out,
+                                ip_strong_stats *stats, ip_error *err)
+{
+    return run(t, si, opts, sopts, NULL, out, stats, err);
+}
+
+ip_check_result sg_check_open(const ip_trace *view, bool si,
+                              const ip_check_opts *opts,
+                              const ip_strong_opts *sopts, const sg_open *open,
+                              ip_verdict *out, ip_strong_stats *stats,
+                              ip_error *err)
+{
+    return run(view, si, opts, sopts, open, out, stats, err);
 }
 
 ip_check_result ip_check_ser(const ip_trace *t, const ip_check_opts *opts,

@@ -37,6 +37,17 @@ typedef struct sg_graph {
     bool acyclic;
 } sg_graph;
 
+/* Reads whose writer the search chooses (strong_ambig.c): read i by
+ * reader[i] on key[i] reads from one of cand[first[i] .. first[i+1]);
+ * their events are left without writer in the trace the checker sees.
+ * sg_solve leaves each read's choice in pick[i] (an index into its
+ * candidates). */
+typedef struct sg_open {
+    uint32_t n;
+    const uint32_t *reader, *key, *first, *cand;
+    uint32_t *pick;
+} sg_open;
+
 typedef struct sg_ctx {
     const ip_trace *t;
     bool si;
@@ -52,6 +63,7 @@ typedef struct sg_ctx {
     uint64_t *uk_ord;
     int8_t *ord;
     uint32_t fixed_edges;     /* edges before any pair of uk_* was decided */
+    const sg_open *open;      /* reads whose writer is chosen, or NULL */
     ip_strong_stats *stats;
     ip_error *err;
 } sg_ctx;

@@ -13,6 +13,13 @@
  * clause "not all of these choices" excludes it.  Sat with an acyclic
  * graph: valid.  Unsat: every choice contains an excluded cycle, so none
  * is valid.  Each answer is checked on the graph itself.
+ *
+ * Reads whose writer is chosen (c->open, ambiguous reads) join the same
+ * loop: a Boolean per (read, candidate), at least one per read.  Under a
+ * choice the read adds its wr edge and an rw edge to every writer its
+ * candidate precedes; each such edge rests on the choice and, when that
+ * order is an open pair, on the pair too, and a cycle through it excludes
+ * both.  Pruning ran without these reads, which only leaves it weaker.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +30,10 @@
 #define MAX_CYCLES 4096   /* clauses gathered per graph test */
 
 typedef struct open_pair { uint32_t uk, i, j; } open_pair;
+
+/* A clause literal: an open pair's index, or CHOICE | a choice variable
+ * (read i's candidate j is variable open->first[i] + j). */
+#define CHOICE (1ull << 63)
 
 typedef struct search {
     sg_ctx *c;
@@ -36,6 +47,16 @@ typedef struct search {
      * cl_pair[cl_first[q] .. cl_first[q+1]) */
     uint64_t *cl_pair;
     uint32_t *cl_first, n_cl, cap_pair;
+    /* chosen writers: pick (in c->open) per read, the guess's picks,
+     * per edge from choice_first on its choice variable and pair (or
+     * UINT64_MAX), and what the orders need */
+    uint32_t *guess_pick;
+    uint32_t choice_first, *ce_var, n_ce, cap_ce;
+    uint64_t *ce_pair;
+    uint32_t *uk_of_key;      /* key -> its uk index, IP_NONE if chained */
+    uint32_t *known_pos;      /* txn -> topological position at the start */
+    uint64_t *pair_slot;      /* open addressing: ord offset -> pair index */
+    uint64_t n_slots;
 } search;
 
 static uint32_t writer(const sg_ctx *c, uint32_t uk, uint32_t i)
@@ -92,13 +113,171 @@ static uint64_t pair_of_edge(const search *s, uint32_t e)
     return lo;
 }
 
+/* ---- chosen writers ------------------------------------------------------ */
+
+static uint64_t slot_hash(uint64_t off, uint64_t mask)
+{
+    return (off * 0x9E3779B97F4A7C15ull >> 17) & mask;
+}
+
+/* Index every open pair by its offset in c->ord (entry i < j). */
+static bool index_pairs(search *s)
+{
+    sg_ctx *c = s->c;
+    uint64_t n = 1;
+    while (n < 2 * s->n + 2)
+        n *= 2;
+    s->n_slots = n;
+    s->pair_slot = malloc(n * sizeof *s->pair_slot);
+    if (!s->pair_slot)
+        return false;
+    memset(s->pair_slot, 0xff, n * sizeof *s->pair_slot);
+    for (uint64_t k = 0; k < s->n; k++) {
+        const open_pair *p = &s->p[k];
+        uint64_t off = (uint64_t)(sg_ord(c, p->uk, p->i, p->j) - c->ord);
+        uint64_t h = slot_hash(off, n - 1);
+        while (s->pair_slot[h] != UINT64_MAX)
+            h = (h + 1) & (n - 1);
+        s->pair_slot[h] = k;
+    }
+    return true;
+}
+
+/* The open pair of writers i < j of uk, or UINT64_MAX when decided. */
+static uint64_t open_pair_at(const search *s, uint32_t uk, uint32_t i,
+                             uint32_t j)
+{
+    const sg_ctx *c = s->c;
+    uint64_t off = (uint64_t)(sg_ord(c, uk, i, j) - c->ord);
+    for (uint64_t h = slot_hash(off, s->n_slots - 1);;
+         h = (h + 1) & (s->n_slots - 1)) {
+        uint64_t k = s->pair_slot[h];
+        if (k == UINT64_MAX)
+            return k;
+        const open_pair *p = &s->p[k];
+        if ((uint64_t)(sg_ord(c, p->uk, p->i, p->j) - c->ord) == off)
+            return k;
+    }
+}
+
+static bool push_choice_edge(search *s, sg_edge e, uint32_t var, uint64_t pair)
+{
+    if (s->n_ce == s->cap_ce) {
+        uint32_t cap = s->cap_ce ? 2 * s->cap_ce : 256;
+        uint32_t *v = realloc(s->ce_var, cap * sizeof *v);
+        if (v)
+            s->ce_var = v;
+        uint64_t *p = realloc(s->ce_pair, cap * sizeof *p);
+        if (p)
+            s->ce_pair = p;
+        if (!v || !p)
+            return false;
+        s->cap_ce = cap;
+    }
+    s->ce_var[s->n_ce] = var;
+    s->ce_pair[s->n_ce++] = pair;
+    return sg_push(&s->c->g, e);
+}
+
+/* The edges of read i reading candidate j under the current orders. */
+static bool add_choice_edges(search *s, uint32_t i, uint32_t j)
+{
+    sg_ctx *c = s->c;
+    const sg_open *o = c->open;
+    uint32_t var = o->first[i] + j, r = o->reader[i], key = o->key[i];
+    uint32_t w = o->cand[var];
+    sg_edge wr = { sg_commit(c, w), sg_start(c, r), key, IP_NONE,
+                   IP_EDGE_WR, 0 };
+    if (!push_choice_edge(s, wr, var, UINT64_MAX))
+        return false;
+    sg_edge rw = { sg_start(c, r), 0, key, w, IP_EDGE_RW, 0 };
+    uint32_t uk = s->uk_of_key[key];
+    if (uk == IP_NONE) {       /* chained: the known order */
+        const ip_trace *t = c->t;
+        for (uint32_t q = t->key_writer_first[key];
+             q < t->key_writer_first[key + 1]; q++) {
+            uint32_t b = t->key_writer[q];
+            if (b == w || b == r || b == IP_INIT_TXN ||
+                (w != IP_INIT_TXN && s->known_pos[b] < s->known_pos[w]))
+                continue;
+            rw.to = sg_commit(c, b);
+            if (!push_choice_edge(s, rw, var, UINT64_MAX))
+                return false;
+        }
+        return true;
+    }
+    uint32_t first = c->uk_first[uk], m = c->uk_first[uk + 1] - first, wi = 0;
+    while (wi < m && c->uk_w[first + wi] != w)
+        wi++;
+    for (uint32_t bi = 0; bi < m; bi++) {
+        uint32_t b = c->uk_w[first + bi];
+        if (b == w || b == r || b == IP_INIT_TXN ||
+            (w != IP_INIT_TXN && (wi == m || *sg_ord(c, uk, wi, bi) != 1)))
+            continue;
+        uint64_t pair = w == IP_INIT_TXN || wi == m
+                            ? UINT64_MAX
+                            : open_pair_at(s, uk, wi < bi ? wi : bi,
+                                           wi < bi ? bi : wi);
+        rw.to = sg_commit(c, b);
+        if (!push_choice_edge(s, rw, var, pair))
+            return false;
+    }
+    return true;
+}
+
+/* Every open read's edges under its current pick. */
+static bool add_choices(search *s)
+{
+    const sg_open *o = s->c->open;
+    s->choice_first = s->c->g.n_edges;
+    s->n_ce = 0;
+    for (uint32_t i = 0; o && i < o->n; i++)
+        if (!add_choice_edges(s, i, o->pick[i]))
+            return false;
+    return true;
+}
+
+/* What the choices need: the uk of each key, the known positions, the
+ * pair index, and a guess (the candidate latest before the reader). */
+static bool init_choices(search *s)
+{
+    sg_ctx *c = s->c;
+    const ip_trace *t = c->t;
+    const sg_open *o = c->open;
+    s->uk_of_key = malloc(((size_t)t->n_keys + 1) * sizeof *s->uk_of_key);
+    s->known_pos = malloc(((size_t)t->n_txns + 1) * sizeof *s->known_pos);
+    s->guess_pick = malloc(((size_t)o->n + 1) * sizeof *s->guess_pick);
+    if (!s->uk_of_key || !s->known_pos || !s->guess_pick || !index_pairs(s))
+        return false;
+    memset(s->uk_of_key, 0xff, (size_t)t->n_keys * sizeof *s->uk_of_key);
+    for (uint32_t u = 0; u < c->n_ukeys; u++)
+        s->uk_of_key[c->uk_key[u]] = u;
+    for (uint32_t x = 0; x < t->n_txns; x++)
+        s->known_pos[x] = ip_committed(t, x)
+                              ? c->g.topo_pos[sg_commit(c, x)] : UINT32_MAX;
+    for (uint32_t i = 0; i < o->n; i++) {
+        uint32_t pr = c->g.topo_pos[sg_start(c, o->reader[i])];
+        uint32_t best = IP_NONE, low = 0;
+        for (uint32_t j = 0; j < o->first[i + 1] - o->first[i]; j++) {
+            uint32_t pw = s->known_pos[o->cand[o->first[i] + j]];
+            if (pw < pr && (best == IP_NONE ||
+                            pw > s->known_pos[o->cand[o->first[i] + best]]))
+                best = j;
+            if (pw < s->known_pos[o->cand[o->first[i] + low]])
+                low = j;
+        }
+        s->guess_pick[i] = o->pick[i] = best != IP_NONE ? best : low;
+    }
+    return true;
+}
+
 /* Record a cycle's pairs as a clause. */
 static bool add_clause(void *env, const uint32_t *edges, uint32_t len)
 {
     search *s = env;
     uint32_t at = s->cl_first[s->n_cl];
-    if (at + len > s->cap_pair) {
-        uint32_t cap = 2 * (at + len);
+    if (at + 2 * len > s->cap_pair) {
+        uint32_t cap = 2 * (at + 2 * len);
         uint64_t *q = realloc(s->cl_pair, cap * sizeof *q);
         if (!q)
             return false;
@@ -109,12 +288,21 @@ static bool add_clause(void *env, const uint32_t *edges, uint32_t len)
     for (uint32_t i = 0; i < len; i++) {
         if (edges[i] < s->known)
             continue;
-        uint64_t k = pair_of_edge(s, edges[i]);
-        bool dup = false;
-        for (uint32_t q = 0; q < n; q++)
-            dup = dup || s->cl_pair[at + q] == k;
-        if (!dup)
-            s->cl_pair[at + n++] = k;
+        uint64_t lit[2] = { UINT64_MAX, UINT64_MAX };
+        if (edges[i] < s->choice_first) {
+            lit[0] = pair_of_edge(s, edges[i]);
+        } else {
+            uint32_t ce = edges[i] - s->choice_first;
+            lit[0] = CHOICE | s->ce_var[ce];
+            lit[1] = s->ce_pair[ce];
+        }
+        for (int l = 0; l < 2; l++) {
+            bool dup = lit[l] == UINT64_MAX;
+            for (uint32_t q = 0; q < n; q++)
+                dup = dup || s->cl_pair[at + q] == lit[l];
+            if (!dup)
+                s->cl_pair[at + n++] = lit[l];
+        }
     }
     s->cl_first[++s->n_cl] = at + n;
     return true;
@@ -133,6 +321,8 @@ static bool try_choice(search *s, bool *acyclic)
             return false;
     }
     s->edge_first[s->n] = c->g.n_edges;
+    if (!add_choices(s))
+        return sg_oom(c);
     if (!sg_index(&c->g))
         return sg_oom(c);
     *acyclic = c->g.acyclic;
@@ -165,6 +355,25 @@ static Z3_ast pair_var(Z3_context z, uint64_t k)
     return Z3_mk_const(z, Z3_mk_int_symbol(z, (int)k), Z3_mk_bool_sort(z));
 }
 
+/* Choice variables are numbered after the pairs. */
+static Z3_ast choice_var(const search *s, Z3_context z, uint32_t v)
+{
+    return pair_var(z, s->n + v);
+}
+
+/* Each open read reads from one of its candidates. */
+static void assert_some_choice(const search *s, Z3_context z, Z3_solver sv,
+                               Z3_ast *lits)
+{
+    const sg_open *o = s->c->open;
+    for (uint32_t i = 0; o && i < o->n; i++) {
+        uint32_t n = o->first[i + 1] - o->first[i];
+        for (uint32_t j = 0; j < n; j++)
+            lits[j] = choice_var(s, z, o->first[i] + j);
+        Z3_solver_assert(z, sv, Z3_mk_or(z, n, lits));
+    }
+}
+
 /* Exclude the cycles of the last test: on each, some pair must choose the
  * other order. */
 static bool exclude_cycles(const search *s, Z3_context z, Z3_solver sv)
@@ -180,6 +389,10 @@ static bool exclude_cycles(const search *s, Z3_context z, Z3_solver sv)
         lits = l;
         for (uint32_t i = 0; i < n; i++) {
             uint64_t k = s->cl_pair[s->cl_first[q] + i];
+            if (k & CHOICE) {
+                lits[i] = Z3_mk_not(z, choice_var(s, z, (uint32_t)k));
+                continue;
+            }
             Z3_ast v = pair_var(z, k);
             lits[i] = s->dev[k] ? Z3_mk_not(z, v) : v;
         }
@@ -202,6 +415,20 @@ static bool read_model(search *s, Z3_context z, Z3_solver sv)
         s->dev[k] = ok && Z3_get_bool_value(z, v) == Z3_L_TRUE;
         s->first[k] = s->guess[k] ^ s->dev[k];
     }
+    const sg_open *o = s->c->open;
+    for (uint32_t i = 0; ok && o && i < o->n; i++) {
+        uint32_t n = o->first[i + 1] - o->first[i], j = 0;
+        for (; ok && j < n; j++) {
+            Z3_ast v = NULL;
+            ok = Z3_model_eval(z, m, choice_var(s, z, o->first[i] + j), true,
+                               &v);
+            if (ok && Z3_get_bool_value(z, v) == Z3_L_TRUE)
+                break;
+        }
+        ok = ok && j < n;
+        if (ok)
+            o->pick[i] = j;
+    }
     Z3_model_dec_ref(z, m);
     return ok;
 }
@@ -217,7 +444,13 @@ static ip_check_result lazy(search *s, Z3_context z, unsigned timeout_ms)
     Z3_params_inc_ref(z, prm);
     ip_check_result res = IP_CHECK_ERROR;
     c->stats->solver_calls = 0;
-    for (;;) {
+    const sg_open *o = c->open;
+    Z3_ast *lits = malloc(((o ? o->first[o->n] : 0) + 1) * sizeof *lits);
+    bool have = lits != NULL;
+    if (have)
+        assert_some_choice(s, z, sv, lits);
+    free(lits);
+    for (bool ok = have || sg_oom(c); ok;) {
         if (!exclude_cycles(s, z, sv)) {
             sg_oom(c);
             break;
@@ -274,7 +507,10 @@ static bool violation_witness(search *s)
         return sg_oom(c);
     if (!sg_complete_by_topo(c))
         return false;
-    if (!sg_index(&c->g))
+    const sg_open *o = c->open;
+    for (uint32_t i = 0; o && i < o->n; i++)
+        o->pick[i] = s->guess_pick[i];
+    if (!add_choices(s) || !sg_index(&c->g))
         return sg_oom(c);
     if (c->g.acyclic)
         return ip_fail(c->err, "ser/si check: internal error: solver found "
@@ -284,7 +520,7 @@ static bool violation_witness(search *s)
 
 ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms, bool no_guess)
 {
-    search s = { .c = c, .known = c->g.n_edges };
+    search s = { .c = c, .known = c->g.n_edges, .choice_first = UINT32_MAX };
     s.p = collect_open(c, &s.n);
     s.first = malloc(s.n ? s.n : 1);
     s.edge_first = malloc((s.n + 1) * sizeof *s.edge_first);
@@ -293,8 +529,12 @@ ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms, bool no_guess)
     s.cl_first = calloc(MAX_CYCLES + 1, sizeof *s.cl_first);
     ip_check_result res = IP_CHECK_ERROR;
     if (!s.p || !s.first || !s.edge_first || !s.guess || !s.dev ||
-        !s.cl_first) {
+        !s.cl_first || (c->open && !init_choices(&s))) {
         sg_oom(c);
+        goto out;
+    }
+    if (s.n + (c->open ? c->open->first[c->open->n] : 0) >= (1u << 30)) {
+        ip_fail(c->err, "ser/si check: too many open choices for the solver");
         goto out;
     }
     for (uint64_t k = 0; k < s.n; k++) {
@@ -327,5 +567,11 @@ out:
     free(s.dev);
     free(s.cl_pair);
     free(s.cl_first);
+    free(s.guess_pick);
+    free(s.ce_var);
+    free(s.ce_pair);
+    free(s.uk_of_key);
+    free(s.known_pos);
+    free(s.pair_slot);
     return res;
 }
