@@ -57,6 +57,8 @@ typedef struct search {
     uint32_t *known_pos;      /* txn -> topological position at the start */
     uint64_t *pair_slot;      /* open addressing: ord offset -> pair index */
     uint64_t n_slots;
+    double deadline;          /* ip_now() seconds, 0 = none */
+    bool late;                /* a cycle search stopped at the deadline */
 } search;
 
 static uint32_t writer(const sg_ctx *c, uint32_t uk, uint32_t i)
@@ -275,6 +277,10 @@ static bool init_choices(search *s)
 static bool add_clause(void *env, const uint32_t *edges, uint32_t len)
 {
     search *s = env;
+    if (s->deadline && s->n_cl && ip_now() >= s->deadline) {
+        s->late = true;      /* the clauses so far stand; the loop stops */
+        return false;
+    }
     uint32_t at = s->cl_first[s->n_cl];
     if (at + 2 * len > s->cap_pair) {
         uint32_t cap = 2 * (at + 2 * len);
@@ -329,7 +335,9 @@ static bool try_choice(search *s, bool *acyclic)
     s->n_cl = 0;
     if (*acyclic)
         return true;
-    if (sg_many_cycles(&c->g, s->known, MAX_CYCLES, add_clause, s) <= 0)
+    s->late = false;
+    if (sg_many_cycles(&c->g, s->known, MAX_CYCLES, add_clause, s) <= 0 &&
+        !s->late)
         return sg_oom(c);
     return true;
 }
@@ -437,8 +445,8 @@ static bool read_model(search *s, Z3_context z, Z3_solver sv)
 static ip_check_result lazy(search *s, Z3_context z, unsigned timeout_ms)
 {
     sg_ctx *c = s->c;
-    double deadline = 1000.0 * ip_now() + timeout_ms;
-    Z3_solver sv = Z3_mk_solver(z);
+    double deadline = 1000.0 * s->deadline;   /* from the search's start */
+    Z3_solver sv = Z3_mk_simple_solver(z);
     Z3_solver_inc_ref(z, sv);
     Z3_params prm = Z3_mk_params(z);
     Z3_params_inc_ref(z, prm);
@@ -520,7 +528,8 @@ static bool violation_witness(search *s)
 
 ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms, bool no_guess)
 {
-    search s = { .c = c, .known = c->g.n_edges, .choice_first = UINT32_MAX };
+    search s = { .c = c, .known = c->g.n_edges, .choice_first = UINT32_MAX,
+                 .deadline = timeout_ms ? ip_now() + timeout_ms / 1000.0 : 0 };
     s.p = collect_open(c, &s.n);
     s.first = malloc(s.n ? s.n : 1);
     s.edge_first = malloc((s.n + 1) * sizeof *s.edge_first);
