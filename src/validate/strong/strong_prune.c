@@ -27,6 +27,8 @@ typedef struct reach {
     uint32_t words, base;     /* chunk: target ids base .. base+64*words */
     uint32_t budget;          /* words of bits at most (BITSET_BUDGET_WORDS) */
     uint8_t *blocked;         /* parallel to c->ord: option (a,b) blocked */
+    uint32_t *last_pos;       /* target id -> its point's topological index */
+    uint32_t *scratch, max_rd; /* 2 * max_rd: a writer's readers' bits */
     /* several chunks: the writers whose orders have an edge leaving from
      * each chunk (the sources of (a, b)'s edges depend on a alone: a's
      * commit and the starts of a's readers), as (uk, i) pairs */
@@ -52,62 +54,83 @@ static uint64_t undecided_pairs(const sg_ctx *c)
     return n;
 }
 
-/* Calls fn on both orders of every undecided pair. */
-typedef bool (*pair_fn)(reach *r, uint32_t uk, uint32_t i, uint32_t j);
-static bool each_open_order(reach *r, pair_fn fn)
-{
-    const sg_ctx *c = r->c;
-    for (uint32_t uk = 0; uk < c->n_ukeys; uk++) {
-        uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
-        for (uint32_t i = 0; i < m; i++)
-            for (uint32_t j = 0; j < m; j++)
-                if (i != j && *sg_ord(c, uk, i, j) == 0 && !fn(r, uk, i, j))
-                    return false;
-    }
-    return true;
-}
-
 static uint32_t writer(const sg_ctx *c, uint32_t uk, uint32_t i)
 {
     return c->uk_w[c->uk_first[uk] + i];
 }
 
-static bool mark_target(void *env, const sg_edge *e)
+static void mark_target(reach *r, uint32_t point)
 {
-    reach *r = env;
-    if (r->tgt[e->from] == IP_NONE)
-        r->tgt[e->from] = r->n_tgt++;
-    return true;
+    if (r->tgt[point] == IP_NONE)
+        r->tgt[point] = r->n_tgt++;
 }
 
-static bool mark_order_targets(reach *r, uint32_t uk, uint32_t i, uint32_t j)
+/* The sources of the edges of every order "a before b" of a writer a with
+ * an open order: a's commit and its readers' starts (whatever b is). */
+static void mark_targets(reach *r)
 {
     const sg_ctx *c = r->c;
-    return sg_option_edges(c, c->uk_key[uk], writer(c, uk, i),
-                           writer(c, uk, j), 0, mark_target, r);
+    for (uint32_t uk = 0; uk < c->n_ukeys; uk++) {
+        uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t j = 0;
+            while (j < m && (j == i || *sg_ord(c, uk, i, j) != 0))
+                j++;
+            if (j == m)
+                continue;
+            uint32_t a = writer(c, uk, i);
+            uint32_t e = ip_write_event(c->t, a, c->uk_key[uk]);
+            mark_target(r, sg_commit(c, a));
+            for (uint32_t k = c->rd_first[e]; k < c->rd_first[e + 1]; k++)
+                mark_target(r, sg_start(c, c->rd[k]));
+        }
+    }
 }
 
-/* fn result false = stop: the edge closes a cycle in this chunk. */
-static bool edge_open(void *env, const sg_edge *e)
+/* In-chunk bit of target `point`, or UINT32_MAX when outside the chunk. */
+static uint32_t chunk_bit(const reach *r, uint32_t point)
 {
-    const reach *r = env;
-    uint32_t id = r->tgt[e->from];
-    if (id < r->base || id >= r->base + 64u * r->words)
-        return true;
-    id -= r->base;
-    const uint64_t *row = r->bits + (size_t)e->to * r->words;
-    return !((row[id / 64] >> (id % 64)) & 1);
+    uint32_t id = r->tgt[point];
+    return id >= r->base && id < r->base + 64u * r->words ? id - r->base
+                                                           : UINT32_MAX;
 }
 
-static bool test_order(reach *r, uint32_t uk, uint32_t i, uint32_t j)
+static bool has_bit(const reach *r, uint32_t point, uint32_t bit)
+{
+    const uint64_t *row = r->bits + (size_t)point * r->words;
+    return (row[bit / 64] >> (bit % 64)) & 1;
+}
+
+/* test_order for every open order (i, j) of writer i at once: the edges
+ * of "a before b" leave from a's commit and a's readers' starts whatever
+ * b is, so their in-chunk bits are found once; the order is blocked when
+ * b's start (ww) or commit (rw, reader != b) already reaches one. */
+static void test_writer_orders(reach *r, uint32_t uk, uint32_t i,
+                               uint32_t *bits, uint32_t *readers)
 {
     const sg_ctx *c = r->c;
     uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
-    uint8_t *bl = &r->blocked[c->uk_ord[uk] + (uint64_t)i * m + j];
-    if (!*bl && !sg_option_edges(c, c->uk_key[uk], writer(c, uk, i),
-                                 writer(c, uk, j), 0, edge_open, r))
-        *bl = 1;
-    return true;
+    uint32_t a = writer(c, uk, i), wa = chunk_bit(r, sg_commit(c, a)), n = 0;
+    uint32_t e = ip_write_event(c->t, a, c->uk_key[uk]);
+    for (uint32_t k = c->rd_first[e]; k < c->rd_first[e + 1]; k++) {
+        uint32_t bit = chunk_bit(r, sg_start(c, c->rd[k]));
+        if (bit != UINT32_MAX) {
+            bits[n] = bit;
+            readers[n++] = c->rd[k];
+        }
+    }
+    if (wa == UINT32_MAX && n == 0)
+        return;
+    uint8_t *bl = &r->blocked[c->uk_ord[uk] + (uint64_t)i * m];
+    for (uint32_t j = 0; j < m; j++) {
+        if (j == i || bl[j] || *sg_ord(c, uk, i, j) != 0)
+            continue;
+        uint32_t b = writer(c, uk, j);
+        bool blocked = wa != UINT32_MAX && has_bit(r, sg_start(c, b), wa);
+        for (uint32_t k = 0; !blocked && k < n; k++)
+            blocked = readers[k] != b && has_bit(r, sg_commit(c, b), bits[k]);
+        bl[j] = blocked;
+    }
 }
 
 static uint32_t chunk_of(const reach *r, uint32_t point)
@@ -192,23 +215,44 @@ static bool index_writers(reach *r, uint32_t chunks)
 /* The open orders of the writers indexed for the current chunk. */
 static void test_chunk_orders(reach *r)
 {
-    const sg_ctx *c = r->c;
     uint32_t k = r->base / (64u * r->words);
     for (uint32_t x = r->by_chunk_first[k]; x < r->by_chunk_first[k + 1];
-         x++) {
-        uint32_t uk = r->by_chunk[x][0], i = r->by_chunk[x][1];
-        uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
-        for (uint32_t j = 0; j < m; j++)
-            if (j != i && *sg_ord(c, uk, i, j) == 0)
-                test_order(r, uk, i, j);
-    }
+         x++)
+        test_writer_orders(r, r->by_chunk[x][0], r->by_chunk[x][1],
+                           r->scratch, r->scratch + r->max_rd);
+}
+
+/* Every writer's open orders (one chunk holds every target). */
+static void test_all_orders(reach *r)
+{
+    const sg_ctx *c = r->c;
+    for (uint32_t uk = 0; uk < c->n_ukeys; uk++)
+        for (uint32_t i = 0; i < c->uk_first[uk + 1] - c->uk_first[uk]; i++)
+            test_writer_orders(r, uk, i, r->scratch, r->scratch + r->max_rd);
+}
+
+/* Target ids follow the topological order, so a chunk's targets lie in
+ * one stretch of it and no point after the last one reaches any: those
+ * rows stay empty. */
+static void number_targets(reach *r)
+{
+    const sg_graph *g = &r->c->g;
+    uint32_t id = 0;
+    for (uint32_t k = 0; k < g->n_points; k++)
+        if (r->tgt[g->topo[k]] != IP_NONE) {
+            r->tgt[g->topo[k]] = id;
+            r->last_pos[id++] = k;
+        }
 }
 
 static void fill_chunk(reach *r)
 {
     const sg_graph *g = &r->c->g;
-    uint32_t w = r->words;
-    for (uint32_t k = g->n_points; k-- > 0;) {
+    uint32_t w = r->words, end = r->base + 64u * w;
+    uint32_t last = r->last_pos[(end < r->n_tgt ? end : r->n_tgt) - 1];
+    for (uint32_t k = g->n_points; k-- > last + 1;)
+        memset(r->bits + (size_t)g->topo[k] * w, 0, w * sizeof(uint64_t));
+    for (uint32_t k = last + 1; k-- > 0;) {
         uint32_t p = g->topo[k];
         uint64_t *row = r->bits + (size_t)p * w;
         memset(row, 0, w * sizeof *row);
@@ -231,7 +275,8 @@ static bool find_blocked(reach *r)
     for (uint32_t p = 0; p < n; p++)
         r->tgt[p] = IP_NONE;
     r->n_tgt = 0;
-    each_open_order(r, mark_order_targets);
+    mark_targets(r);
+    number_targets(r);
     uint32_t need = (r->n_tgt + 63) / 64, fit = r->budget / n;
     r->words = need < fit ? need : fit;
     if (r->words == 0)
@@ -252,7 +297,7 @@ static bool find_blocked(reach *r)
         if (indexed)
             test_chunk_orders(r);
         else
-            each_open_order(r, test_order);
+            test_all_orders(r);
     }
     free(r->by_chunk_first);
     free(r->by_chunk);
@@ -304,7 +349,13 @@ sg_status sg_prune(sg_ctx *c, bool no_pruning, uint32_t bitset_words)
     bool dirty = false;
     r.tgt = malloc((size_t)(c->g.n_points ? c->g.n_points : 1) * sizeof *r.tgt);
     r.blocked = malloc(c->uk_ord[c->n_ukeys] ? c->uk_ord[c->n_ukeys] : 1);
-    if (!r.tgt || !r.blocked)
+    r.last_pos = malloc((size_t)(c->g.n_points ? c->g.n_points : 1) *
+                        sizeof *r.last_pos);
+    for (uint32_t e = 0; e < c->t->n_events; e++)
+        if (c->rd_first[e + 1] - c->rd_first[e] > r.max_rd)
+            r.max_rd = c->rd_first[e + 1] - c->rd_first[e];
+    r.scratch = malloc((2 * (size_t)r.max_rd + 2) * sizeof *r.scratch);
+    if (!r.tgt || !r.blocked || !r.last_pos || !r.scratch)
         goto out;
     for (;;) {
         if (!sg_index(&c->g))
@@ -358,6 +409,8 @@ out:
         sg_oom(c);
     free(r.tgt);
     free(r.blocked);
+    free(r.last_pos);
+    free(r.scratch);
     free(r.bits);
     return st;
 }
