@@ -18,6 +18,7 @@ static void free_ctx(sg_ctx *c)
     free(c->uk_key);
     free(c->uk_first);
     free(c->uk_w);
+    free(c->uk_ev);
     free(c->uk_ord);
     free(c->ord);
 }

@@ -60,6 +60,7 @@ typedef struct sg_ctx {
      * of key uk_key[i]; ord[uk_ord[i] + a*m + b] is 1 if writer a precedes
      * writer b, -1 if b precedes a, 0 while undecided */
     uint32_t n_ukeys, *uk_key, *uk_first, *uk_w;
+    uint32_t *uk_ev;          /* parallel to uk_w: the writer's write event */
     uint64_t *uk_ord;
     int8_t *ord;
     uint32_t fixed_edges;     /* edges before any pair of uk_* was decided */

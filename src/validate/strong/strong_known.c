@@ -183,7 +183,7 @@ static bool direct_edge(const sg_ctx *c, uint32_t u, uint32_t v)
     return bsearch(&u, lo, n, sizeof *lo, cmp_u32) != NULL;
 }
 
-typedef struct { uint32_t pos, txn; } pos_txn;
+typedef struct { uint32_t pos, txn, ev; } pos_txn;
 
 static int cmp_pos(const void *a, const void *b)
 {
@@ -215,9 +215,13 @@ static bool grow_ukeys(sg_ctx *c, uint32_t m, uint32_t *cap_k, uint32_t *cap_w,
     while (nw + m > *cap_w) {
         *cap_w *= 2;
         uint32_t *w = realloc(c->uk_w, *cap_w * sizeof *w);
-        if (!w)
+        if (w)
+            c->uk_w = w;
+        uint32_t *e = realloc(c->uk_ev, *cap_w * sizeof *e);
+        if (e)
+            c->uk_ev = e;
+        if (!w || !e)
             return sg_oom(c);
-        c->uk_w = w;
     }
     if (need_o > *cap_o) {
         uint64_t old = *cap_o;
@@ -239,8 +243,10 @@ static bool add_ukey(sg_ctx *c, uint32_t key, const pos_txn *w, uint32_t m,
         return false;
     uint32_t nk = c->n_ukeys++;
     c->uk_key[nk] = key;
-    for (uint32_t i = 0; i < m; i++)
+    for (uint32_t i = 0; i < m; i++) {
         c->uk_w[c->uk_first[nk] + i] = w[i].txn;
+        c->uk_ev[c->uk_first[nk] + i] = w[i].ev;
+    }
     c->uk_first[nk + 1] = c->uk_first[nk] + m;
     c->uk_ord[nk + 1] = c->uk_ord[nk] + (uint64_t)m * m;
     c->stats->pairs_total += (uint64_t)m * (m - 1) / 2;
@@ -256,6 +262,7 @@ bool sg_chain_keys(sg_ctx *c, bool no_chains)
     c->uk_first = calloc(cap_k, sizeof *c->uk_first);
     c->uk_ord = calloc(cap_k, sizeof *c->uk_ord);
     c->uk_w = malloc(cap_w * sizeof *c->uk_w);
+    c->uk_ev = malloc(cap_w * sizeof *c->uk_ev);
     c->ord = calloc(cap_o, 1);
     uint32_t max_m = 0;
     for (uint32_t k = 0; k < t->n_keys; k++) {
@@ -263,8 +270,8 @@ bool sg_chain_keys(sg_ctx *c, bool no_chains)
         max_m = m > max_m ? m : max_m;
     }
     pos_txn *w = malloc((size_t)(max_m ? max_m : 1) * sizeof *w);
-    if (!c->uk_key || !c->uk_first || !c->uk_ord || !c->uk_w || !c->ord ||
-        !w) {
+    if (!c->uk_key || !c->uk_first || !c->uk_ord || !c->uk_w || !c->uk_ev ||
+        !c->ord || !w) {
         free(w);
         return sg_oom(c);
     }
@@ -277,6 +284,7 @@ bool sg_chain_keys(sg_ctx *c, bool no_chains)
         c->stats->keys_total++;
         for (uint32_t i = 0; i < m; i++) {
             w[i].txn = t->key_writer[first + i];
+            w[i].ev = t->key_writer_event[first + i];
             w[i].pos = c->g.topo_pos[sg_commit(c, w[i].txn)];
         }
         qsort(w, m, sizeof *w, cmp_pos);

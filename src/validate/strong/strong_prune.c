@@ -78,8 +78,7 @@ static void mark_targets(reach *r)
                 j++;
             if (j == m)
                 continue;
-            uint32_t a = writer(c, uk, i);
-            uint32_t e = ip_write_event(c->t, a, c->uk_key[uk]);
+            uint32_t a = writer(c, uk, i), e = c->uk_ev[c->uk_first[uk] + i];
             mark_target(r, sg_commit(c, a));
             for (uint32_t k = c->rd_first[e]; k < c->rd_first[e + 1]; k++)
                 mark_target(r, sg_start(c, c->rd[k]));
@@ -111,7 +110,7 @@ static void test_writer_orders(reach *r, uint32_t uk, uint32_t i,
     const sg_ctx *c = r->c;
     uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
     uint32_t a = writer(c, uk, i), wa = chunk_bit(r, sg_commit(c, a)), n = 0;
-    uint32_t e = ip_write_event(c->t, a, c->uk_key[uk]);
+    uint32_t e = c->uk_ev[c->uk_first[uk] + i];
     for (uint32_t k = c->rd_first[e]; k < c->rd_first[e + 1]; k++) {
         uint32_t bit = chunk_bit(r, sg_start(c, c->rd[k]));
         if (bit != UINT32_MAX) {
@@ -154,7 +153,7 @@ static uint32_t writer_chunks(const reach *r, uint32_t uk, uint32_t i,
     if (r->tgt[sg_commit(c, a)] == IP_NONE)
         return 0;             /* no open order of a: none marked it */
     out[n++] = chunk_of(r, sg_commit(c, a));
-    uint32_t e = ip_write_event(c->t, a, c->uk_key[uk]);
+    uint32_t e = c->uk_ev[c->uk_first[uk] + i];
     for (uint32_t k = c->rd_first[e]; k < c->rd_first[e + 1]; k++)
         if (r->tgt[sg_start(c, c->rd[k])] != IP_NONE)
             out[n++] = chunk_of(r, sg_start(c, c->rd[k]));
@@ -175,7 +174,7 @@ static bool index_writers(reach *r, uint32_t chunks)
     uint64_t total = 0;
     for (uint32_t uk = 0; uk < c->n_ukeys; uk++)
         for (uint32_t i = c->uk_first[uk]; i < c->uk_first[uk + 1]; i++) {
-            uint32_t e = ip_write_event(c->t, c->uk_w[i], c->uk_key[uk]);
+            uint32_t e = c->uk_ev[i];
             uint32_t n = c->rd_first[e + 1] - c->rd_first[e];
             max_rd = n > max_rd ? n : max_rd;
             total += 1 + n;
