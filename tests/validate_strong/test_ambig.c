@@ -206,10 +206,10 @@ static ip_trace *resolved(const spec *s, const ip_trace *t,
 }
 
 static const ip_strong_opts configs[] = {
-    { false, false, false, 0 },  /* deduction, local search, exact search */
-    { false, true, false, 0 },   /* no deduction */
-    { false, false, true, 0 },   /* no local search: the exact search */
-    { true, true, true, 0 },     /* only the exact search */
+    { false, false, false, 0 },  /* deduction, pruning, guess, solver */
+    { false, true, false, 0 },   /* no deduction, no pruning */
+    { false, false, true, 0 },   /* no guess: the solver chooses at once */
+    { true, true, true, 0 },     /* only the solver */
 };
 #define N_CONFIGS (sizeof configs / sizeof *configs)
 

@@ -26,6 +26,12 @@
  *      pair and every cycle found under its choice becomes a clause
  *      excluding it, until a choice is acyclic or none is left (unsat);
  *      bounded by opts->timeout_ms.
+ * Ambiguous reads (a read with several candidate writers, strong_ambig.c):
+ * candidates that close a cycle in every execution are dropped to a
+ * fixpoint; the reads still open leave the known graph and join step 3,
+ * a Boolean per candidate next to the pair Booleans (a cycle excludes the
+ * choices and orders it rests on).  The verdict names the writer of each
+ * ambiguous read (ip_verdict.writers, .deduced).
  * Witnesses: ser success: serial order; si success: commit order (both txn
  * 0 first, every committed txn once).  Violation: one cycle whose ww edges
  * are forced=1 when every valid choice has them, forced=0 when they are one
@@ -71,9 +77,8 @@ typedef struct ip_strong_stats {
 typedef struct ip_strong_opts {
     bool no_chains;           /* do not order keys by direct evidence */
     bool no_pruning;          /* send every undecided pair to the solver;
-                                 ambiguous reads: no deduction */
-    bool no_guess;            /* skip the topological guess before Z3;
-                                 ambiguous reads: no local search */
+                                 ambiguous reads: no deduction either */
+    bool no_guess;            /* skip the topological guess before Z3 */
     uint32_t bitset_words;    /* pruning's reachability bits, in 64-bit
                                  words; 0 = 64 MiB.  Tiny budgets force
                                  the chunked passes on small histories. */
