@@ -50,7 +50,9 @@ static cJSON *anomaly_json(const ip_trace *t, const ip_anomaly *a)
     return whole(o, ok);
 }
 
-static cJSON *edge_json(const ip_trace *t, const ip_edge *e)
+/* choices: the verdict rests on chosen writers of ambiguous reads; a wr
+ * or rw edge on one says "forced": false. */
+static cJSON *edge_json(const ip_trace *t, const ip_edge *e, bool choices)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = o &&
@@ -64,7 +66,7 @@ static cJSON *edge_json(const ip_trace *t, const ip_edge *e)
                cJSON_AddStringToObject(o, "via", ip_txn_name(t, e->via))) &&
               (e->kind != IP_EDGE_WW ||
                cJSON_AddBoolToObject(o, "forced", e->forced)) &&
-              ((e->kind != IP_EDGE_WR && e->kind != IP_EDGE_RW) ||
+              (!choices || (e->kind != IP_EDGE_WR && e->kind != IP_EDGE_RW) ||
                e->forced || cJSON_AddBoolToObject(o, "forced", false));
     return whole(o, ok);
 }
@@ -88,12 +90,12 @@ static cJSON *writers_json(const ip_trace *t, const ip_verdict *v)
     return whole(a, ok);
 }
 
-static cJSON *cycle_json(const ip_trace *t, const ip_cycle *c)
+static cJSON *cycle_json(const ip_trace *t, const ip_cycle *c, bool choices)
 {
     cJSON *a = cJSON_CreateArray();
     bool ok = a != NULL;
     for (uint32_t j = 0; ok && j < c->n_edges; j++)
-        ok = append(a, edge_json(t, &c->edges[j]));
+        ok = append(a, edge_json(t, &c->edges[j], choices));
     return whole(a, ok);
 }
 
@@ -125,6 +127,6 @@ void *ip_verdict_to_cjson(const ip_trace *t, const ip_verdict *v)
     cJSON *cy = ok ? cJSON_AddArrayToObject(o, "cycles") : NULL;
     ok = cy != NULL;
     for (uint32_t i = 0; ok && i < v->n_cycles; i++)
-        ok = append(cy, cycle_json(t, &v->cycles[i]));
+        ok = append(cy, cycle_json(t, &v->cycles[i], v->n_writers > 0));
     return whole(o, ok);
 }

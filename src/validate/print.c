@@ -36,9 +36,13 @@ static const char *co_reason(ip_level lvl)
     }
 }
 
+/* choices: the verdict rests on chosen writers of ambiguous reads, and a
+ * wr or rw edge that is not forced is one of them. */
 static void print_edge(const ip_trace *t, ip_level lvl, const ip_edge *e,
-                       FILE *out)
+                       bool choices, FILE *out)
 {
+    const char *chosen = choices && !e->forced ? " (one of its candidates)"
+                                               : "";
     const char *from = ip_txn_name(t, e->from), *to = ip_txn_name(t, e->to);
     switch ((ip_edge_kind)e->kind) {
     case IP_EDGE_SO:
@@ -48,7 +52,7 @@ static void print_edge(const ip_trace *t, ip_level lvl, const ip_edge *e,
     case IP_EDGE_WR:
         fprintf(out, "    %s -wr(%s)-> %s: %s reads %s from %s%s\n", from,
                 ip_key_name(t, e->key), to, to, ip_key_name(t, e->key), from,
-                e->forced ? "" : " (one of its candidates)");
+                chosen);
         break;
     case IP_EDGE_WW:
         fprintf(out, "    %s -ww(%s)-> %s: both write %s%s\n", from,
@@ -58,8 +62,7 @@ static void print_edge(const ip_trace *t, ip_level lvl, const ip_edge *e,
     case IP_EDGE_RW:
         fprintf(out, "    %s -rw(%s)-> %s: %s reads %s from %s%s, "
                 "overwritten by %s\n", from, ip_key_name(t, e->key), to, from,
-                ip_key_name(t, e->key), ip_txn_name(t, e->via),
-                e->forced ? "" : " (one of its candidates)", to);
+                ip_key_name(t, e->key), ip_txn_name(t, e->via), chosen, to);
         break;
     case IP_EDGE_CO:
         fprintf(out, "    %s -co(%s)-> %s: %s reads %s from %s %s %s, "
@@ -105,6 +108,6 @@ void ip_verdict_print(const ip_trace *t, const ip_verdict *v, FILE *out)
         fprintf(out, "cycle %u (%u edges, %u inferred):\n", i + 1,
                 c->n_edges, inferred);
         for (uint32_t j = 0; j < c->n_edges; j++)
-            print_edge(t, v->level, &c->edges[j], out);
+            print_edge(t, v->level, &c->edges[j], v->n_writers > 0, out);
     }
 }

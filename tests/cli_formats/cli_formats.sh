@@ -214,6 +214,15 @@ for lvl in rc ra causal; do
 done
 run "predict ambiguous" 4 "$BIN" predict "$WORK/amb.json" &&
     has "predict ambiguous" "$WORK/err" "predict needs every read to name"
+# a violation under every choice: t3 reads x = 2 from t4 (known) and
+# x = 1 from t1 or t2 (chosen); only the edge on the choice says so
+printf '%s' "$H"'{"id":"a","transactions":[{"id":"t1","ops":[{"op":"write","key":"x","value":1}]},{"id":"t4","ops":[{"op":"read","key":"y","value":1},{"op":"write","key":"x","value":2}]}]},{"id":"b","transactions":[{"id":"t2","ops":[{"op":"write","key":"x","value":1},{"op":"write","key":"y","value":1}]},{"id":"t3","ops":[{"op":"read","key":"x","value":2},{"op":"read","key":"x","value":1}]}]}]}' > "$WORK/ambv.json"
+if run "check ser ambiguous violation" 1 "$BIN" check --level ser "$WORK/ambv.json"; then
+    has "ambiguous violation" "$WORK/out" "every choice has a cycle" \
+        "(one of its candidates), overwritten by t4"
+    grep -qx '    t4 -wr(x)-> t3: t3 reads x from t4' "$WORK/out" ||
+        fail "ambiguous violation: the known read of x from t4 is marked chosen"
+fi
 run "dot ambiguous" 0 "$BIN" dot "$WORK/amb.json" &&
     has "dot ambiguous" "$WORK/out" 'wr?(x)'
 

@@ -252,20 +252,29 @@ static ip_check_result internal(ip_error *err, const char *what)
     return IP_CHECK_ERROR;
 }
 
-/* The ambiguous read of `reader` on `key` that was not deduced, if any. */
-static bool chosen_read(const amb_ctx *a, uint32_t reader, uint32_t key)
+/* Does `reader` read `key` from `writer` only by a choice (an ambiguous
+ * read not deduced), not by a read whose writer is known? */
+static bool chosen_read(const amb_ctx *a, uint32_t reader, uint32_t key,
+                        uint32_t writer)
 {
-    const ip_txn *x = &a->t->txns[reader];
+    const ip_trace *t = a->t;
+    const ip_txn *x = &t->txns[reader];
+    bool chosen = false;
     for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++) {
+        const ip_event *ev = &t->events[e];
+        if (ev->kind != IP_READ || ev->key != key)
+            continue;
         uint32_t i = a->amb_of_event[e];
-        if (i != IP_NONE && a->t->events[e].key == key)
-            return !a->deduced[i];
+        if (i == IP_NONE ? ev->writer == writer
+                         : a->deduced[i] && a->chosen[i] == writer)
+            return false;
+        chosen |= i != IP_NONE && a->chosen[i] == writer;
     }
-    return false;
+    return chosen;
 }
 
-/* Hand the choice to the verdict; edges resting on a chosen (not deduced)
- * writer are marked not forced. */
+/* Hand the choice to the verdict.  A wr or rw edge of its cycles is
+ * forced unless it rests on a chosen (not deduced) writer. */
 static bool attach_choice(amb_ctx *a, ip_verdict *out)
 {
     const ip_trace *t = a->t;
@@ -279,9 +288,10 @@ static bool attach_choice(amb_ctx *a, ip_verdict *out)
     for (uint32_t c = 0; c < out->n_cycles; c++)
         for (uint32_t i = 0; i < out->cycles[c].n_edges; i++) {
             ip_edge *e = &out->cycles[c].edges[i];
-            if ((e->kind == IP_EDGE_WR && chosen_read(a, e->to, e->key)) ||
-                (e->kind == IP_EDGE_RW && chosen_read(a, e->from, e->key)))
-                e->forced = 0;
+            if (e->kind == IP_EDGE_WR)
+                e->forced = !chosen_read(a, e->to, e->key, e->from);
+            else if (e->kind == IP_EDGE_RW)
+                e->forced = !chosen_read(a, e->from, e->key, e->via);
         }
     return true;
 }
