@@ -38,17 +38,13 @@ static bool add_session_and_read_edges(sg_ctx *c)
             if (ip_committed(t, x) && !sg_push(&c->g, e))
                 return false;
         }
-    for (uint32_t s = 0; s < t->n_sessions; s++) {
-        uint32_t prev = IP_INIT_TXN;
-        const ip_session *ss = &t->sessions[s];
-        for (uint32_t x = ss->txn_first; x < ss->txn_first + ss->txn_count;
-             x++) {
-            if (!ip_committed(t, x))
-                continue;
-            if (!sg_add_base(c, prev, x, IP_EDGE_SO, IP_NONE, 1))
-                return false;
-            prev = x;
-        }
+    for (uint32_t x = 1; x < t->n_txns; x++) {   /* session by session */
+        if (!ip_committed(t, x))
+            continue;
+        uint32_t p = ip_prev_committed(t, x);
+        if (!sg_add_base(c, p == IP_NONE ? IP_INIT_TXN : p, x, IP_EDGE_SO,
+                         IP_NONE, 1))
+            return false;
     }
     for (uint32_t i = 0; i < t->n_events; i++) {
         const ip_event *ev = &t->events[i];

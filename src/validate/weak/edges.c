@@ -27,17 +27,13 @@ void wk_edges_free(wk_edges *g)
 
 static bool add_so(const ip_trace *t, wk_edges *g)
 {
-    for (uint32_t s = 0; s < t->n_sessions; s++) {
-        uint32_t prev = IP_INIT_TXN;
-        const ip_session *ss = &t->sessions[s];
-        for (uint32_t x = ss->txn_first; x < ss->txn_first + ss->txn_count;
-             x++) {
-            if (!ip_committed(t, x))
-                continue;
-            if (!wk_push(g, prev, x, IP_EDGE_SO, IP_NONE, IP_NONE))
-                return false;
-            prev = x;
-        }
+    for (uint32_t x = 1; x < t->n_txns; x++) {   /* session by session */
+        if (!ip_committed(t, x))
+            continue;
+        uint32_t p = ip_prev_committed(t, x);
+        if (!wk_push(g, p == IP_NONE ? IP_INIT_TXN : p, x, IP_EDGE_SO,
+                     IP_NONE, IP_NONE))
+            return false;
     }
     return true;
 }
