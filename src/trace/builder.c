@@ -8,6 +8,7 @@
  * every read, then derive events, writer lists and per-txn key sets.
  */
 #include "builder.h"
+#include "lines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,8 @@ void ip_builder_free(ip_builder *b)
     free(b->cands);
     free(b->ops);
     free(b->key_sid);
+    ip_idmap_free(&b->num_keys);
+    ip_idmap_free(&b->num_values);
     free(b);
 }
 
@@ -163,28 +166,42 @@ uint32_t ip_builder_find_txn(const ip_builder *b, const char *name)
     return sid == IP_NONE || sid >= b->sid_cap ? IP_NONE : b->txn_of_sid[sid];
 }
 
+/* The index of the key whose text sid is ksid, added when new. */
+static uint32_t key_index(ip_builder *b, uint32_t ksid)
+{
+    if (b->key_of_sid[ksid] == IP_NONE) {
+        if (!BLD_GROW(b->key_sid, b->n_keys, b->cap_keys))
+            return IP_NONE;
+        b->key_sid[b->n_keys] = ksid;
+        b->key_of_sid[ksid] = b->n_keys++;
+    }
+    return b->key_of_sid[ksid];
+}
+
+static bool append_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                      uint32_t key, uint32_t vsid, uint32_t from_sid,
+                      uint32_t from_txn, uint32_t line, ip_error *err)
+{
+    if (!BLD_GROW(b->ops, b->n_ops, b->cap_ops))
+        return oom(err), false;
+    b->txns[txn].last_op = b->n_ops;
+    b->ops[b->n_ops++] = (pending_op){
+        .kind = (uint8_t)kind, .key = key, .value = vsid,
+        .from_sid = from_sid, .from_txn = from_txn, .txn = txn, .line = line,
+        .index = b->txns[txn].n_ops++, .extra = IP_NONE};
+    return true;
+}
+
 static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, const char *value, uint32_t from_sid,
                    uint32_t from_txn, uint32_t line, ip_error *err)
 {
     uint32_t ksid = bld_intern(b, key ? key : "");
     uint32_t vsid = value ? bld_intern(b, value) : IP_NONE;
-    if (ksid == IP_NONE || (value && vsid == IP_NONE))
+    uint32_t k = ksid == IP_NONE ? IP_NONE : key_index(b, ksid);
+    if (k == IP_NONE || (value && vsid == IP_NONE))
         return oom(err), false;
-    if (b->key_of_sid[ksid] == IP_NONE) {
-        if (!BLD_GROW(b->key_sid, b->n_keys, b->cap_keys))
-            return oom(err), false;
-        b->key_sid[b->n_keys] = ksid;
-        b->key_of_sid[ksid] = b->n_keys++;
-    }
-    if (!BLD_GROW(b->ops, b->n_ops, b->cap_ops))
-        return oom(err), false;
-    b->txns[txn].last_op = b->n_ops;
-    b->ops[b->n_ops++] = (pending_op){
-        .kind = (uint8_t)kind, .key = b->key_of_sid[ksid], .value = vsid,
-        .from_sid = from_sid, .from_txn = from_txn, .txn = txn, .line = line,
-        .index = b->txns[txn].n_ops++, .extra = IP_NONE};
-    return true;
+    return append_op(b, txn, kind, k, vsid, from_sid, from_txn, line, err);
 }
 
 bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
@@ -223,6 +240,58 @@ bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
 {
     return add_op(b, txn, kind, key, value, IP_NONE,
                   kind == IP_READ ? from_txn : IP_NONE, line, err);
+}
+
+void ip_builder_signed_numbers(ip_builder *b)
+{
+    b->signed_numbers = true;
+}
+
+/* The text of number n (see ip_builder_op_num) into buf: a key's decimal,
+ * or a value's JSON scalar. */
+static const char *number_text(const ip_builder *b, uint64_t n, bool value,
+                               char buf[32])
+{
+    bool neg = b->signed_numbers && (int64_t)n < 0;
+    uint64_t m = neg ? (uint64_t)0 - n : n;
+    char *p = buf;
+    if (value && m >= IP_STRING_VALUES)
+        *p++ = '"';
+    if (neg)
+        *p++ = '-';
+    p += ip_u64_text(m, p);
+    if (value && m >= IP_STRING_VALUES)
+        *p++ = '"';
+    *p = '\0';
+    return buf;
+}
+
+/* The key index (key) or value sid (!key) of number n, from the cache or
+ * interned once; IP_NONE when out of memory. */
+static uint32_t number_id(ip_builder *b, uint64_t n, bool key)
+{
+    ip_idmap *cache = key ? &b->num_keys : &b->num_values;
+    uint32_t id = ip_idmap_get(cache, n);
+    if (id != IP_NONE)
+        return id;
+    char text[32];
+    id = bld_intern(b, number_text(b, n, !key, text));
+    if (id != IP_NONE && key)
+        id = key_index(b, id);
+    if (id == IP_NONE || !ip_idmap_put(cache, n, id))
+        return IP_NONE;
+    return id;
+}
+
+bool ip_builder_op_num(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                       uint64_t key, uint64_t value, uint32_t from_txn,
+                       uint32_t line, ip_error *err)
+{
+    uint32_t k = number_id(b, key, true), v = number_id(b, value, false);
+    if (k == IP_NONE || v == IP_NONE)
+        return oom(err), false;
+    return append_op(b, txn, kind, k, v, IP_NONE,
+                     kind == IP_READ ? from_txn : IP_NONE, line, err);
 }
 
 /* "file:12" or "file: sessions[0].transactions[1].ops[2].field" */

@@ -5,6 +5,7 @@
 #ifndef ISOPREDICT_BUILDER_H
 #define ISOPREDICT_BUILDER_H
 
+#include "idmap.h"
 #include "intern.h"
 #include "trace.h"
 
@@ -50,6 +51,9 @@ struct ip_builder {
     uint32_t n_cands, cap_cands;
     uint32_t *key_sid;        /* key index -> sid */
     uint32_t n_keys, cap_keys;
+    bool signed_numbers;      /* ip_builder_op_num's numbers are int64 */
+    ip_idmap num_keys;        /* number -> key index */
+    ip_idmap num_values;      /* number -> value sid */
 };
 
 /* Room for one more element in arr (n used of cap); false when out of

@@ -8,6 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The writes of one (key, value): a chain of write ops, and, when that is
+ * one committed last write, its transaction - what nearly every read
+ * resolved by value needs, in the one cache line it probes. */
+typedef struct vslot_t {
+    uint32_t key, value;      /* value IP_NONE: empty slot */
+    uint32_t head;            /* first write op of the chain or IP_NONE */
+    uint32_t only;            /* txn of the only write when it is a
+                                 committed last write, else IP_NONE */
+} vslot_t;
+
 typedef struct finisher {
     ip_builder *b;
     ip_trace *t;
@@ -15,7 +25,8 @@ typedef struct finisher {
     uint32_t *final_of;       /* handle -> final txn id */
     uint32_t *handle_of_op;   /* final op index -> pending op index */
     uint32_t *stamp, *slot;   /* per key scratch, stamped by txn id + 1 */
-    uint32_t *vhead, *vnext;  /* (key, value) -> write ops chain */
+    vslot_t *vslots;          /* (key, value) -> its writes */
+    uint32_t *vnext;          /* chains of write ops, in op order */
     uint32_t n_vslots;
     uint8_t *anomalous;       /* per final op: read is not an event */
     uint32_t cap_anomalies;
@@ -121,39 +132,42 @@ static uint32_t vhash(uint32_t key, uint32_t value, uint32_t mask)
     return (uint32_t)(h >> 32) & mask;
 }
 
-/* Slot of the chain for (key, value): chains hold write op indices. */
-static uint32_t *vslot(finisher *f, uint32_t key, uint32_t value)
+/* The slot of (key, value), or the empty slot where it would go. */
+static vslot_t *vslot(const finisher *f, uint32_t key, uint32_t value)
 {
     uint32_t mask = f->n_vslots - 1;
     for (uint32_t i = vhash(key, value, mask);; i = (i + 1) & mask) {
-        uint32_t head = f->vhead[i];
-        if (head == IP_NONE)
-            return &f->vhead[i];
-        const ip_op *op = &f->t->ops[head];
-        if (op->key == key && op->value == value)
-            return &f->vhead[i];
+        vslot_t *s = &f->vslots[i];
+        if (s->value == IP_NONE || (s->key == key && s->value == value))
+            return s;
     }
 }
 
 static bool index_writes(finisher *f)
 {
     ip_trace *t = f->t;
+    uint32_t n_writes = 0;
+    for (uint32_t i = 0; i < t->n_ops; i++)
+        n_writes += t->ops[i].kind == IP_WRITE;
     uint32_t n = 1;
-    while (n < 2 * t->n_ops + 2)
+    while (n < 2 * n_writes + 2)
         n *= 2;
     f->n_vslots = n;
-    f->vhead = malloc(n * sizeof *f->vhead);
+    f->vslots = malloc(n * sizeof *f->vslots);
     f->vnext = malloc((t->n_ops ? t->n_ops : 1) * sizeof *f->vnext);
-    if (!f->vhead || !f->vnext)
+    if (!f->vslots || !f->vnext)
         return fail_oom(f);
-    memset(f->vhead, 0xff, n * sizeof *f->vhead);
+    memset(f->vslots, 0xff, n * sizeof *f->vslots);   /* all IP_NONE */
     for (uint32_t i = t->n_ops; i-- > 0;) {
         const ip_op *op = &t->ops[i];
         if (op->kind != IP_WRITE || op->value == IP_NONE)
             continue;
-        uint32_t *head = vslot(f, op->key, op->value);
-        f->vnext[i] = *head;
-        *head = i;
+        vslot_t *s = vslot(f, op->key, op->value);
+        bool first = s->value == IP_NONE;
+        f->vnext[i] = first ? IP_NONE : s->head;
+        *s = (vslot_t){.key = op->key, .value = op->value, .head = i,
+                       .only = first && op->last && ip_committed(t, op->txn)
+                                   ? op->txn : IP_NONE};
     }
     return true;
 }
@@ -345,7 +359,7 @@ static bool ambiguous_by_value(finisher *f, const read_ctx *r, uint32_t value)
     uint32_t n = 0;
     if (value == f->b->initial_value && !push_cand(f, &n, IP_INIT_TXN))
         return false;
-    for (uint32_t i = *vslot(f, op->key, value); i != IP_NONE;
+    for (uint32_t i = vslot(f, op->key, value)->head; i != IP_NONE;
          i = f->vnext[i]) {
         const ip_op *w = &t->ops[i];
         if (w->txn != op->txn && ip_committed(t, w->txn) && w->last &&
@@ -437,9 +451,20 @@ static bool resolve_by_value(finisher *f, const read_ctx *r)
     const char *k = key_of(f, op->key);
     uint32_t found = IP_NONE, other = IP_NONE, aborted = IP_NONE;
     uint32_t stale = IP_NONE, own_later = IP_NONE, own_earlier = IP_NONE;
-    if (value == f->b->initial_value)
+    bool initial = value == f->b->initial_value;
+    const vslot_t *s = vslot(f, op->key, value);
+    uint32_t head = s->head;
+    if (r->own_before == IP_NONE && head == IP_NONE && initial) {
+        op->from = IP_INIT_TXN;   /* fast path: only the initial value */
+        return true;
+    }
+    if (r->own_before == IP_NONE && !initial && s->only != IP_NONE &&
+        s->only != op->txn) {
+        op->from = s->only;       /* fast path: one committed last write */
+        return true;
+    }
+    if (initial)
         found = IP_INIT_TXN;
-    uint32_t head = *vslot(f, op->key, value);
     for (uint32_t i = head; i != IP_NONE; i = f->vnext[i]) {
         const ip_op *w = &t->ops[i];
         if (w->txn == op->txn) {
@@ -709,7 +734,7 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
     free(f.handle_of_op);
     free(f.stamp);
     free(f.slot);
-    free(f.vhead);
+    free(f.vslots);
     free(f.vnext);
     free(f.anomalous);
     free(f.cand);

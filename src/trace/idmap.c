@@ -1,4 +1,5 @@
-/* idmap.c - numeric id -> index map for the text readers (see idmap.h). */
+/* idmap.c - number -> index map of the readers and the builder (see
+ * idmap.h). */
 #include "idmap.h"
 #include "trace.h"
 
@@ -10,48 +11,39 @@ static uint32_t slot_of(uint64_t key, uint32_t cap)
     return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
-uint32_t ip_idmap_get(const ip_idmap *m, uint64_t key)
+/* The slot holding key, or the empty slot where it would go. */
+static ip_idmap_slot *find(const ip_idmap *m, uint64_t key)
 {
-    if (!m->cap)
-        return IP_NONE;
-    for (uint32_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (m->vals[i] == IP_NONE || m->keys[i] == key)
-            return m->vals[i];
+    uint32_t mask = m->cap - 1;
+    for (uint32_t i = slot_of(key, m->cap);; i = (i + 1) & mask) {
+        ip_idmap_slot *s = &m->slots[i];
+        if (s->val == IP_NONE || s->key == key)
+            return s;
     }
 }
 
-static void insert(uint64_t *keys, uint32_t *vals, uint32_t cap,
-                   uint64_t key, uint32_t val)
+uint32_t ip_idmap_get(const ip_idmap *m, uint64_t key)
 {
-    uint32_t i = slot_of(key, cap);
-    while (vals[i] != IP_NONE && keys[i] != key)
-        i = (i + 1) & (cap - 1);
-    keys[i] = key;
-    vals[i] = val;
+    return m->cap ? find(m, key)->val : IP_NONE;
 }
 
 static bool grow(ip_idmap *m)
 {
+    ip_idmap old = *m;
     uint32_t cap = m->cap ? m->cap * 2 : 64;
     if (cap < m->cap)
         return false;
-    uint64_t *keys = malloc((size_t)cap * sizeof *keys);
-    uint32_t *vals = malloc((size_t)cap * sizeof *vals);
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
+    ip_idmap_slot *slots = malloc((size_t)cap * sizeof *slots);
+    if (!slots)
         return false;
-    }
     for (uint32_t i = 0; i < cap; i++)
-        vals[i] = IP_NONE;
-    for (uint32_t i = 0; i < m->cap; i++)
-        if (m->vals[i] != IP_NONE)
-            insert(keys, vals, cap, m->keys[i], m->vals[i]);
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
+        slots[i].val = IP_NONE;
+    m->slots = slots;
     m->cap = cap;
+    for (uint32_t i = 0; i < old.cap; i++)
+        if (old.slots[i].val != IP_NONE)
+            *find(m, old.slots[i].key) = old.slots[i];
+    free(old.slots);
     return true;
 }
 
@@ -59,21 +51,17 @@ bool ip_idmap_put(ip_idmap *m, uint64_t key, uint32_t val)
 {
     if (2 * (m->n + 1) > m->cap && !grow(m))
         return false;
-    uint32_t i = slot_of(key, m->cap);
-    while (m->vals[i] != IP_NONE && m->keys[i] != key)
-        i = (i + 1) & (m->cap - 1);
-    if (m->vals[i] == IP_NONE)
+    ip_idmap_slot *s = find(m, key);
+    if (s->val == IP_NONE)
         m->n++;
-    m->keys[i] = key;
-    m->vals[i] = val;
+    s->key = key;
+    s->val = val;
     return true;
 }
 
 void ip_idmap_free(ip_idmap *m)
 {
-    free(m->keys);
-    free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
+    free(m->slots);
+    m->slots = NULL;
     m->n = m->cap = 0;
 }

@@ -1,8 +1,10 @@
 /*
- * idmap.h - map from the numeric ids of text formats (session and
- * transaction numbers, any uint64) to builder indices.  Internal to
- * src/trace.  Open addressing with linear probing; grows at half load, so
- * a lookup is a multiply and a few probes and never allocates.
+ * idmap.h - map from 64-bit numbers (session and transaction numbers of
+ * the text formats, numeric keys and values) to 32-bit indices.  Internal
+ * to src/trace.  Open addressing with linear probing over slots that hold
+ * the number and its index side by side, so a lookup is a multiply and,
+ * mostly, one cache line; grows at half load and never allocates on a
+ * lookup.
  */
 #ifndef ISOPREDICT_IDMAP_H
 #define ISOPREDICT_IDMAP_H
@@ -10,9 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+typedef struct ip_idmap_slot {
+    uint64_t key;
+    uint32_t val;             /* IP_NONE marks an empty slot */
+} ip_idmap_slot;
+
 typedef struct ip_idmap {
-    uint64_t *keys;
-    uint32_t *vals;           /* IP_NONE marks an empty slot */
+    ip_idmap_slot *slots;
     uint32_t n, cap;          /* cap: a power of two, or 0 */
 } ip_idmap;
 

@@ -99,9 +99,10 @@ static inline size_t ip_u64_text(uint64_t v, char *buf)
  * readers hold numbers as doubles: beyond 2^53 digits are lost, and from
  * 10^15 cJSON prints them in exponent form ("1e+15"), so only strings
  * survive a trip through JSON unchanged.  buf needs 24 bytes. */
+#define IP_STRING_VALUES UINT64_C(1000000000000000)
 static inline const char *ip_value_text(uint64_t v, char buf[24])
 {
-    if (v < UINT64_C(1000000000000000)) {
+    if (v < IP_STRING_VALUES) {
         ip_u64_text(v, buf);
         return buf;
     }

@@ -88,6 +88,8 @@ typedef struct plume_reader {
     ip_idmap sessions;        /* session number -> builder session */
     ip_idmap txns;            /* txn number -> builder handle */
     ip_idmap aborted;         /* session number -> its aborted txn */
+    plume_line last;          /* the previous line's transaction ... */
+    uint32_t last_txn;        /* ... and its handle, or IP_NONE */
     ip_error *err;
 } plume_reader;
 
@@ -113,11 +115,17 @@ static uint32_t session_of(plume_reader *r, uint64_t n)
 /* The builder handle of the line's transaction, declared on first sight. */
 static uint32_t txn_of(plume_reader *r, const plume_line *l, uint32_t line)
 {
+    /* a transaction's lines mostly come together: skip the lookup */
+    if (r->last_txn != IP_NONE && l->aborted == r->last.aborted &&
+        (l->aborted ? l->session == r->last.session : l->txn == r->last.txn))
+        return r->last_txn;
+    r->last = *l;
+    r->last_txn = IP_NONE;
     ip_idmap *map = l->aborted ? &r->aborted : &r->txns;
     uint64_t id = l->aborted ? l->session : l->txn;
     uint32_t h = ip_idmap_get(map, id);
     if (h != IP_NONE)
-        return h;
+        return r->last_txn = h;
     uint32_t s = session_of(r, l->session);
     if (s == IP_NONE)
         return IP_NONE;
@@ -131,7 +139,7 @@ static uint32_t txn_of(plume_reader *r, const plume_line *l, uint32_t line)
                        line, r->err);
     if (h != IP_NONE && !ip_idmap_put(map, id, h))
         return oom(r), IP_NONE;
-    return h;
+    return r->last_txn = h;
 }
 
 static bool read_records(plume_reader *r, const char *data, size_t len)
@@ -156,11 +164,8 @@ static bool read_records(plume_reader *r, const char *data, size_t len)
         uint32_t h = txn_of(r, &l, in.no);
         if (h == IP_NONE)
             return false;
-        char key[24], value[24];
-        ip_u64_text(l.key, key);
-        ip_value_text(l.value, value);
-        if (!ip_builder_op_from_id(r->b, h, (ip_op_kind)l.kind, key, value,
-                                   IP_NONE, in.no, r->err))
+        if (!ip_builder_op_num(r->b, h, (ip_op_kind)l.kind, l.key, l.value,
+                               IP_NONE, in.no, r->err))
             return false;
     }
     return true;
@@ -169,7 +174,7 @@ static bool read_records(plume_reader *r, const char *data, size_t len)
 ip_trace *ip_read_plume(const char *path, const char *data, size_t len,
                         ip_mode mode, ip_error *err)
 {
-    plume_reader r = {.path = path, .err = err};
+    plume_reader r = {.path = path, .last_txn = IP_NONE, .err = err};
     r.b = ip_builder_new(path, "init", mode);
     if (!r.b) {
         ip_fail(err, "out of memory");

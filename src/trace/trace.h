@@ -321,6 +321,17 @@ bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
                            const char *key, const char *value,
                            uint32_t from_txn, uint32_t line, ip_error *err);
 
+/* Same, with key and value given as 64-bit integers (plume, awdit-test,
+ * dbcop, Cobra): the key's text is its decimal, the value's its JSON
+ * scalar text (from 10^15 on a JSON string, see ip_value_text).  A number
+ * seen before costs one hash probe, never formatting or interning text.
+ * Numbers are uint64 unless ip_builder_signed_numbers was called: then
+ * int64 in two's complement (Cobra's hashes). */
+bool ip_builder_op_num(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                       uint64_t key, uint64_t value, uint32_t from_txn,
+                       uint32_t line, ip_error *err);
+void ip_builder_signed_numbers(ip_builder *b);
+
 /* Is text[0..len) one JSON value (RFC 8259, nesting as deep as cJSON
  * allows), with only whitespace around it?  Allocates nothing; on false,
  * *bad (when not NULL) is the offset of the first byte that cannot belong
