@@ -179,29 +179,32 @@ static uint32_t key_index(ip_builder *b, uint32_t ksid)
 }
 
 static bool append_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
-                      uint32_t key, uint32_t vsid, uint32_t from_sid,
-                      uint32_t from_txn, uint32_t line, ip_error *err)
+                      uint32_t key, uint32_t vsid, bld_from from_kind,
+                      uint32_t from, uint32_t line, ip_error *err)
 {
     if (!BLD_GROW(b->ops, b->n_ops, b->cap_ops))
         return oom(err), false;
+    if (kind != IP_READ || from == IP_NONE)
+        from_kind = BLD_FROM_NONE, from = IP_NONE;
     b->txns[txn].last_op = b->n_ops;
-    b->ops[b->n_ops++] = (pending_op){
-        .kind = (uint8_t)kind, .key = key, .value = vsid,
-        .from_sid = from_sid, .from_txn = from_txn, .txn = txn, .line = line,
-        .index = b->txns[txn].n_ops++, .extra = IP_NONE};
+    b->txns[txn].n_ops++;
+    b->ops[b->n_ops++] = (ip_op){
+        .kind = (uint8_t)kind, .local = (uint8_t)from_kind, .key = key,
+        .value = vsid, .from = from, .txn = txn, .line = line,
+        .extra = IP_NONE};
     return true;
 }
 
 static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
-                   const char *key, const char *value, uint32_t from_sid,
-                   uint32_t from_txn, uint32_t line, ip_error *err)
+                   const char *key, const char *value, bld_from from_kind,
+                   uint32_t from, uint32_t line, ip_error *err)
 {
     uint32_t ksid = bld_intern(b, key ? key : "");
     uint32_t vsid = value ? bld_intern(b, value) : IP_NONE;
     uint32_t k = ksid == IP_NONE ? IP_NONE : key_index(b, ksid);
     if (k == IP_NONE || (value && vsid == IP_NONE))
         return oom(err), false;
-    return append_op(b, txn, kind, k, vsid, from_sid, from_txn, line, err);
+    return append_op(b, txn, kind, k, vsid, from_kind, from, line, err);
 }
 
 bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
@@ -211,7 +214,8 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
     uint32_t from_sid = IP_NONE;
     if (kind == IP_READ && from && (from_sid = bld_intern(b, from)) == IP_NONE)
         return oom(err), false;
-    return add_op(b, txn, kind, key, value, from_sid, IP_NONE, line, err);
+    return add_op(b, txn, kind, key, value, BLD_FROM_SID, from_sid, line,
+                  err);
 }
 
 bool ip_builder_read_candidates(ip_builder *b, uint32_t txn, const char *key,
@@ -228,18 +232,15 @@ bool ip_builder_read_candidates(ip_builder *b, uint32_t txn, const char *key,
             return oom(err), false;
         b->cands[b->n_cands++] = sid;
     }
-    if (!add_op(b, txn, IP_READ, key, value, at, IP_NONE, line, err))
-        return false;
-    b->ops[b->n_ops - 1].listed = 1;
-    return true;
+    return add_op(b, txn, IP_READ, key, value, BLD_FROM_LIST, at, line, err);
 }
 
 bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
                            const char *key, const char *value,
                            uint32_t from_txn, uint32_t line, ip_error *err)
 {
-    return add_op(b, txn, kind, key, value, IP_NONE,
-                  kind == IP_READ ? from_txn : IP_NONE, line, err);
+    return add_op(b, txn, kind, key, value, BLD_FROM_HANDLE, from_txn, line,
+                  err);
 }
 
 void ip_builder_signed_numbers(ip_builder *b)
@@ -290,20 +291,21 @@ bool ip_builder_op_num(ip_builder *b, uint32_t txn, ip_op_kind kind,
     uint32_t k = number_id(b, key, true), v = number_id(b, value, false);
     if (k == IP_NONE || v == IP_NONE)
         return oom(err), false;
-    return append_op(b, txn, kind, k, v, IP_NONE,
-                     kind == IP_READ ? from_txn : IP_NONE, line, err);
+    return append_op(b, txn, kind, k, v, BLD_FROM_HANDLE, from_txn, line,
+                     err);
 }
 
 /* "file:12" or "file: sessions[0].transactions[1].ops[2].field" */
-void bld_locate(const ip_builder *b, const pending_op *op, const char *field,
-            char *buf, size_t n)
+void bld_locate(const ip_builder *b, const ip_trace *t, uint32_t i,
+                const char *field, char *buf, size_t n)
 {
-    const pending_txn *t = &b->txns[op->txn];
+    const ip_op *op = &t->ops[i];
+    const ip_txn *x = &t->txns[op->txn];
     if (op->line)
         snprintf(buf, n, "%s:%u", b->file, op->line);
     else
         snprintf(buf, n, "%s: sessions[%u].transactions[%u].ops[%u]%s%s",
-                 b->file, t->session, t->index, op->index,
+                 b->file, x->session, x->index, i - x->op_first,
                  field ? "." : "", field ? field : "");
 }
 

@@ -9,20 +9,18 @@
 #include "intern.h"
 #include "trace.h"
 
-typedef struct pending_op {
-    uint8_t kind;
-    uint8_t listed;           /* from_sid indexes cands: candidate writers */
-    uint32_t key;             /* key index */
-    uint32_t value;           /* sid or IP_NONE */
-    uint32_t from_sid;        /* writer named by string, or IP_NONE; with
-                                 listed, cands[from_sid] is the number of
-                                 candidates and their sids follow */
-    uint32_t from_txn;        /* writer given as a handle, or IP_NONE */
-    uint32_t txn;             /* handle */
-    uint32_t line;
-    uint32_t index;           /* position within its transaction */
-    uint32_t extra;           /* tool fields (sid) or IP_NONE */
-} pending_op;
+/* Until finish, ops are kept in the trace's own ip_op layout, in the
+ * order they were added, with three fields meaning something else: `txn`
+ * is the builder handle, `local` says what `from` holds (a bld_from), and
+ * `last` is 0.  Input that lists each transaction's ops together, its
+ * sessions one after another (JSON, dbcop, Cobra, awdit-test), is then
+ * already the trace's op array: finish renames in place, nothing moves. */
+typedef enum {
+    BLD_FROM_NONE = 0,        /* resolve by (key, value) */
+    BLD_FROM_HANDLE = 1,      /* from: the writer's handle */
+    BLD_FROM_SID = 2,         /* from: sid of the writer's name */
+    BLD_FROM_LIST = 3         /* from: index into cands (candidates) */
+} bld_from;
 
 typedef struct pending_txn {
     uint32_t name, session, index, line, n_ops;
@@ -45,7 +43,7 @@ struct ip_builder {
     uint32_t n_sessions, cap_sessions;
     pending_txn *txns;        /* handle 0 is the initial transaction */
     uint32_t n_txns, cap_txns;
-    pending_op *ops;
+    ip_op *ops;               /* see bld_from */
     uint32_t n_ops, cap_ops;
     uint32_t *cands;          /* candidate lists of listed reads */
     uint32_t n_cands, cap_cands;
@@ -64,8 +62,9 @@ struct ip_builder {
 bool bld_sync_sid_maps(ip_builder *b);
 /* The sid of s, added when new; IP_NONE when out of memory. */
 uint32_t bld_intern(ip_builder *b, const char *s);
-/* Where op is, for a message: "file:line" or a JSON path, then .field. */
-void bld_locate(const ip_builder *b, const pending_op *op, const char *field,
-                char *buf, size_t n);
+/* Where final op i of trace t is, for a message: "file:line" or a JSON
+ * path, then .field. */
+void bld_locate(const ip_builder *b, const ip_trace *t, uint32_t i,
+                const char *field, char *buf, size_t n);
 
 #endif

@@ -23,7 +23,6 @@ typedef struct finisher {
     ip_trace *t;
     ip_error *err;
     uint32_t *final_of;       /* handle -> final txn id */
-    uint32_t *handle_of_op;   /* final op index -> pending op index */
     uint32_t *stamp, *slot;   /* per key scratch, stamped by txn id + 1 */
     vslot_t *vslots;          /* (key, value) -> its writes */
     uint32_t *vnext;          /* chains of write ops, in op order */
@@ -79,32 +78,47 @@ static bool number_txns(finisher *f)
     return true;
 }
 
+/* The builder's ops become the trace's, grouped by final txn id: in place
+ * when the input already listed them so (see bld_from), else by a
+ * counting sort into a new array. */
 static bool group_ops(finisher *f)
 {
     ip_builder *b = f->b;
     ip_trace *t = f->t;
-    t->ops = malloc((b->n_ops ? b->n_ops : 1) * sizeof *t->ops);
-    f->handle_of_op = malloc((b->n_ops ? b->n_ops : 1) * sizeof(uint32_t));
     f->anomalous = calloc(b->n_ops ? b->n_ops : 1, 1);
-    if (!t->ops || !f->handle_of_op || !f->anomalous)
+    if (!f->anomalous)
         return fail_oom(f);
+    bool grouped = true;
+    for (uint32_t i = 0, prev = 0; i < b->n_ops; i++) {
+        uint32_t id = f->final_of[b->ops[i].txn];
+        grouped = grouped && id >= prev;
+        prev = id;
+        b->ops[i].txn = id;
+    }
     uint32_t next = 0;
     for (uint32_t id = 0; id < t->n_txns; id++) {
         t->txns[id].op_first = next;
         next += t->txns[id].op_count;
-        t->txns[id].op_count = 0;
-    }
-    for (uint32_t i = 0; i < b->n_ops; i++) {
-        const pending_op *p = &b->ops[i];
-        ip_txn *x = &t->txns[f->final_of[p->txn]];
-        uint32_t at = x->op_first + x->op_count++;
-        t->ops[at] = (ip_op){.kind = p->kind, .key = p->key,
-                             .value = p->value, .from = IP_NONE,
-                             .txn = f->final_of[p->txn], .line = p->line,
-                             .extra = p->extra};
-        f->handle_of_op[at] = i;
     }
     t->n_ops = b->n_ops;
+    if (grouped && b->ops) {
+        /* give back the slack of the builder's doubling */
+        ip_op *fit = realloc(b->ops, b->n_ops * sizeof *fit);
+        t->ops = fit ? fit : b->ops;
+        b->ops = NULL;
+        return true;
+    }
+    t->ops = malloc((b->n_ops ? b->n_ops : 1) * sizeof *t->ops);
+    if (!t->ops)
+        return fail_oom(f);
+    for (uint32_t id = 0; id < t->n_txns; id++)
+        t->txns[id].op_count = 0;      /* counts again while placing */
+    for (uint32_t i = 0; i < b->n_ops; i++) {
+        ip_txn *x = &t->txns[b->ops[i].txn];
+        t->ops[x->op_first + x->op_count++] = b->ops[i];
+    }
+    free(b->ops);
+    b->ops = NULL;
     return true;
 }
 
@@ -201,8 +215,7 @@ static bool anomaly_error(finisher *f, const read_ctx *r,
                           const char *what)
 {
     char where[320];
-    bld_locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
-           sizeof where);
+    bld_locate(f->b, f->t, r->op, field, where, sizeof where);
     return ip_fail(f->err, "%s: %s (%s)", where, what, ip_anomaly_name(kind));
 }
 
@@ -235,8 +248,7 @@ static bool input_error(finisher *f, const read_ctx *r, const char *field,
                         const char *what)
 {
     char where[320];
-    bld_locate(f->b, &f->b->ops[f->handle_of_op[r->op]], field, where,
-           sizeof where);
+    bld_locate(f->b, f->t, r->op, field, where, sizeof where);
     return ip_fail(f->err, "%s: %s", where, what);
 }
 
@@ -402,15 +414,15 @@ static const char *unfit_candidate(const finisher *f, const ip_op *op,
 }
 
 /* A read that lists its candidate writers (JSON "from": [...]). */
-static bool resolve_listed(finisher *f, const read_ctx *r,
-                           const pending_op *p)
+static bool resolve_listed(finisher *f, const read_ctx *r, uint32_t list)
 {
-    const uint32_t *sids = &f->b->cands[p->from_sid + 1];
-    uint32_t n = 0, count = f->b->cands[p->from_sid];
+    const uint32_t *sids = &f->b->cands[list + 1];
+    uint32_t n = 0, count = f->b->cands[list];
     char msg[400];
     if (r->own_before != IP_NONE) {
         snprintf(msg, sizeof msg, "reads key '%s' after writing it: a read "
-                 "of its own write has no candidates", key_of(f, p->key));
+                 "of its own write has no candidates",
+                 key_of(f, f->t->ops[r->op].key));
         return input_error(f, r, "from", msg);
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -525,18 +537,21 @@ static bool resolve_by_value(finisher *f, const read_ctx *r)
 
 static bool resolve_read(finisher *f, const read_ctx *r)
 {
-    const pending_op *p = &f->b->ops[f->handle_of_op[r->op]];
-    uint32_t w = IP_NONE;
-    if (p->listed)
-        return resolve_listed(f, r, p);
-    if (p->from_txn != IP_NONE) {
-        w = f->final_of[p->from_txn];
-    } else if (p->from_sid != IP_NONE) {
-        uint32_t h = f->b->txn_of_sid[p->from_sid];
+    ip_op *op = &f->t->ops[r->op];
+    bld_from kind = (bld_from)op->local;
+    uint32_t from = op->from, w = IP_NONE;
+    op->local = 0;
+    op->from = IP_NONE;
+    if (kind == BLD_FROM_LIST)
+        return resolve_listed(f, r, from);
+    if (kind == BLD_FROM_HANDLE) {
+        w = f->final_of[from];
+    } else if (kind == BLD_FROM_SID) {
+        uint32_t h = f->b->txn_of_sid[from];
         if (h == IP_NONE) {
             char msg[320];
             snprintf(msg, sizeof msg, "unknown transaction '%s'",
-                     f->t->strings[p->from_sid]);
+                     f->t->strings[from]);
             return input_error(f, r, "from", msg);
         }
         w = f->final_of[h];
@@ -731,7 +746,6 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
     if (!f.t || !f.stamp || !f.slot)
         ip_fail(err, "out of memory");
     free(f.final_of);
-    free(f.handle_of_op);
     free(f.stamp);
     free(f.slot);
     free(f.vslots);
