@@ -86,11 +86,8 @@ static bool add_op(awdit_reader *r, uint8_t kind, uint64_t key,
             return false;
         r->n_txns++;
     }
-    char k[24], v[24];
-    ip_u64_text(key, k);
-    ip_value_text(value, v);
-    return ip_builder_op_from_id(r->b, r->txn, (ip_op_kind)kind, k, v,
-                                 IP_NONE, line, r->err);
+    return ip_builder_op_num(r->b, r->txn, (ip_op_kind)kind, key, value,
+                             IP_NONE, line, r->err);
 }
 
 static bool read_lines(awdit_reader *r, const char *data, size_t len)

@@ -90,10 +90,8 @@ static bool read_event(dbcop_reader *r, uint32_t txn, bool keep)
                        "write)", r->b.path, at, is_write);
     if (!keep || !ok)
         return true;              /* did not happen */
-    char k[24], v[24];
-    ip_u64_text(key, k);
-    return ip_builder_op(r->bd, txn, is_write ? IP_WRITE : IP_READ, k,
-                         ip_value_text(value, v), NULL, 0, r->b.err);
+    return ip_builder_op_num(r->bd, txn, is_write ? IP_WRITE : IP_READ, key,
+                             value, IP_NONE, 0, r->b.err);
 }
 
 /* One transaction: its events, then its success flag.  The flag comes
