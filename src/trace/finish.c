@@ -47,6 +47,7 @@ static bool number_txns(finisher *f)
     uint32_t *first = calloc(b->n_sessions + 1, sizeof *first);
     f->final_of = malloc(b->n_txns * sizeof *f->final_of);
     t->txns = calloc(b->n_txns, sizeof *t->txns);
+    ip_hint_huge(t->txns, b->n_txns * sizeof *t->txns);
     t->sessions = calloc(b->n_sessions ? b->n_sessions : 1,
                          sizeof *t->sessions);
     if (!first || !f->final_of || !t->txns || !t->sessions) {
@@ -108,7 +109,7 @@ static bool group_ops(finisher *f)
         b->ops = NULL;
         return true;
     }
-    t->ops = malloc((b->n_ops ? b->n_ops : 1) * sizeof *t->ops);
+    t->ops = ip_malloc_big(b->n_ops * sizeof *t->ops);
     if (!t->ops)
         return fail_oom(f);
     for (uint32_t id = 0; id < t->n_txns; id++)
@@ -167,8 +168,8 @@ static bool index_writes(finisher *f)
     while (n < 2 * n_writes + 2)
         n *= 2;
     f->n_vslots = n;
-    f->vslots = malloc(n * sizeof *f->vslots);
-    f->vnext = malloc((t->n_ops ? t->n_ops : 1) * sizeof *f->vnext);
+    f->vslots = ip_malloc_big(n * sizeof *f->vslots);
+    f->vnext = ip_malloc_big(t->n_ops * sizeof *f->vnext);
     if (!f->vslots || !f->vnext)
         return fail_oom(f);
     memset(f->vslots, 0xff, n * sizeof *f->vslots);   /* all IP_NONE */
@@ -610,7 +611,7 @@ static bool derive_events(finisher *f)
              (op->kind == IP_WRITE ? op->last
                                    : !op->local && !f->anomalous[i]);
     }
-    t->events = malloc((n ? n : 1) * sizeof *t->events);
+    t->events = ip_malloc_big(n * sizeof *t->events);
     if (!t->events)
         return fail_oom(f);
     t->txns[0].ev_first = 0;
@@ -656,11 +657,11 @@ static bool derive_key_sets(finisher *f)
     uint32_t n_w = 0;
     for (uint32_t e = 0; e < t->n_events; e++)
         n_w += t->events[e].kind == IP_WRITE;
-    t->wkeys = malloc((n_w ? n_w : 1) * sizeof *t->wkeys);
-    t->wkey_event = malloc((n_w ? n_w : 1) * sizeof *t->wkey_event);
+    t->wkeys = ip_malloc_big(n_w * sizeof *t->wkeys);
+    t->wkey_event = ip_malloc_big(n_w * sizeof *t->wkey_event);
     t->key_writer_first = calloc(t->n_keys + 1, sizeof(uint32_t));
-    t->key_writer = malloc((n_w ? n_w : 1) * sizeof(uint32_t));
-    t->key_writer_event = malloc((n_w ? n_w : 1) * sizeof(uint32_t));
+    t->key_writer = ip_malloc_big(n_w * sizeof(uint32_t));
+    t->key_writer_event = ip_malloc_big(n_w * sizeof(uint32_t));
     if (!t->wkeys || !t->wkey_event || !t->key_writer_first ||
         !t->key_writer || !t->key_writer_event)
         return fail_oom(f);

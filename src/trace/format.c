@@ -147,7 +147,11 @@ ip_trace *ip_read_buffer(const char *path, const char *data, size_t len,
 static char *slurp(FILE *f, size_t *len)
 {
     size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
+    struct stat st;           /* a regular file: its size, so one read */
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        (uint64_t)st.st_size < SIZE_MAX / 2)
+        cap = (size_t)st.st_size + 2;
+    char *buf = ip_malloc_big(cap);
     if (!buf) {
         errno = ENOMEM;
         return NULL;

@@ -132,6 +132,7 @@ ip_trace *ip_read_awdit_test(const char *path, const char *data, size_t len,
         ip_fail(err, "out of memory");
         return NULL;
     }
+    ip_builder_reserve(r.b, len / 6, len / 6);     /* "r 0 0\n" */
     if (!read_lines(&r, data, len)) {
         ip_builder_free(r.b);
         return NULL;

@@ -227,6 +227,10 @@ static ip_trace *read_logs(cobra *c, const char *const *data,
         return NULL;
     }
     ip_builder_signed_numbers(c->b);
+    size_t total = 0;
+    for (uint32_t f = 0; f < c->n_files; f++)
+        total += len[f];
+    ip_builder_reserve(c->b, total / 25, total / 18);  /* W; S and C */
     bool ok = true;
     for (uint32_t f = 0; ok && f < c->n_files; f++)
         ok = declare_file(c, f, (const unsigned char *)data[f], len[f]);

@@ -144,6 +144,7 @@ ip_trace *ip_read_dbcop(const char *path, const char *data, size_t len,
         return NULL;
     }
     ip_builder_set_initial_value(r.bd, "0");
+    ip_builder_reserve(r.bd, len / 18, len / 9);  /* smallest event, txn */
     bool ok = true;
     for (uint64_t s = 0; ok && s < n_sessions; s++) {
         char name[24];

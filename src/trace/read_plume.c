@@ -181,6 +181,7 @@ ip_trace *ip_read_plume(const char *path, const char *data, size_t len,
         return NULL;
     }
     ip_builder_set_initial_value(r.b, "0");
+    ip_builder_reserve(r.b, len / 11, len / 11);   /* "r(0,0,0,0)\n" */
     bool ok = read_records(&r, data, len);
     ip_idmap_free(&r.sessions);
     ip_idmap_free(&r.txns);

@@ -1,4 +1,6 @@
-/* trace.c - queries over a finished trace, errors, and freeing it. */
+/* trace.c - queries over a finished trace, errors, memory helpers and
+ * freeing a trace. */
+#define _DEFAULT_SOURCE       /* madvise */
 #include "trace.h"
 
 #include <string.h>
@@ -6,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 bool ip_fail(ip_error *err, const char *fmt, ...)
@@ -33,12 +36,36 @@ const char *ip_anomaly_name(ip_anomaly_kind kind)
     return "unknown anomaly";
 }
 
+enum { HUGE_PAGE = 2 << 20, HUGE_FROM = 4 << 20 };
+
+void ip_hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    if (!p || bytes < HUGE_FROM)
+        return;
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* a hint: no errors */
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
+void *ip_malloc_big(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    ip_hint_huge(p, bytes);
+    return p;
+}
+
 bool ip_grow(void **arr, uint32_t *cap, size_t elem)
 {
     uint32_t ncap = *cap ? *cap * 2 : 64;
     void *p = realloc(*arr, (size_t)ncap * elem);
     if (!p)
         return false;
+    ip_hint_huge(p, (size_t)ncap * elem);
     *arr = p;
     *cap = ncap;
     return true;

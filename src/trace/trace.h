@@ -226,6 +226,15 @@ bool ip_so_wr_order(const ip_trace *t, uint32_t *order, uint32_t *n);
  * memory (*arr and *cap unchanged). */
 bool ip_grow(void **arr, uint32_t *cap, size_t elem);
 
+/* Large arrays: ask the kernel to back [p, p + bytes) with transparent
+ * huge pages where it can.  Filling a fresh array costs a page fault per
+ * 4 KiB page otherwise - a third of reading a 10^6-event file went there.
+ * A hint only (arrays under 4 MiB, or THP off: nothing happens);
+ * ip_malloc_big is malloc (never NULL for 0 bytes) with the hint, and
+ * ip_grow gives it to what it grows. */
+void ip_hint_huge(void *p, size_t bytes);
+void *ip_malloc_big(size_t bytes);
+
 /* Monotonic seconds: the one clock of the project (durations, deadlines). */
 double ip_now(void);
 
@@ -353,6 +362,11 @@ bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,
  * plume and awdit use "0").  A read resolved by value that matches it may
  * read from the initial transaction. */
 void ip_builder_set_initial_value(ip_builder *b, const char *value);
+
+/* A capacity hint from the input's size: room for up to n_ops ops and
+ * n_txns transactions, taken from address space and only paid for as it
+ * fills.  Nothing changes if it cannot be had; the arrays grow as usual. */
+void ip_builder_reserve(ip_builder *b, uint64_t n_ops, uint64_t n_txns);
 
 /* Finish: returns the trace (ownership to the caller) and frees the
  * builder, or NULL with err set (the builder is freed either way).
