@@ -64,22 +64,26 @@ void ip_builder_free(ip_builder *b)
 
 /* Untouched capacity costs address space, not memory: reserving an upper
  * bound saves the copies (and page faults) of doubling a large array. */
-static void reserve(void **arr, uint32_t *cap, size_t elem, uint64_t want)
+static void reserve(void **arr, uint32_t n, uint32_t *cap, size_t elem,
+                    uint64_t want)
 {
     if (want <= *cap || want > UINT32_MAX / 2)
         return;
-    void *p = realloc(*arr, (size_t)want * elem);
+    void *p = ip_malloc_big((size_t)want * elem);
     if (!p)
         return;               /* a hint: the array grows as usual */
-    ip_hint_huge(p, (size_t)want * elem);
+    if (n)
+        memcpy(p, *arr, n * elem);
+    free(*arr);
     *arr = p;
     *cap = (uint32_t)want;
 }
 
 void ip_builder_reserve(ip_builder *b, uint64_t n_ops, uint64_t n_txns)
 {
-    reserve((void **)&b->ops, &b->cap_ops, sizeof *b->ops, n_ops);
-    reserve((void **)&b->txns, &b->cap_txns, sizeof *b->txns, n_txns + 1);
+    reserve((void **)&b->ops, b->n_ops, &b->cap_ops, sizeof *b->ops, n_ops);
+    reserve((void **)&b->txns, b->n_txns, &b->cap_txns, sizeof *b->txns,
+            n_txns + 1);
 }
 
 void ip_builder_set_initial_value(ip_builder *b, const char *value)

@@ -33,7 +33,7 @@ static bool grow(ip_idmap *m)
     uint32_t cap = m->cap ? m->cap * 2 : 64;
     if (cap < m->cap)
         return false;
-    ip_idmap_slot *slots = malloc((size_t)cap * sizeof *slots);
+    ip_idmap_slot *slots = ip_malloc_big((size_t)cap * sizeof *slots);
     if (!slots)
         return false;
     for (uint32_t i = 0; i < cap; i++)

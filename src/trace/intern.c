@@ -61,9 +61,10 @@ static uint32_t *find_slot(const ip_intern *in, const char *s, size_t len)
 static int grow_slots(ip_intern *in)
 {
     uint32_t n = in->n_slots * 2;
-    uint32_t *slots = calloc(n, sizeof *slots);
+    uint32_t *slots = ip_malloc_big(n * sizeof *slots);
     if (!slots)
         return 0;
+    memset(slots, 0, n * sizeof *slots);
     free(in->slots);
     in->slots = slots;
     in->n_slots = n;

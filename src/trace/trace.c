@@ -54,8 +54,15 @@ void ip_hint_huge(void *p, size_t bytes)
 
 void *ip_malloc_big(size_t bytes)
 {
-    void *p = malloc(bytes ? bytes : 1);
-    ip_hint_huge(p, bytes);
+    if (bytes < HUGE_FROM)
+        return malloc(bytes ? bytes : 1);
+    /* aligned and rounded up to whole huge pages, so that none of it is
+     * left to 4 KiB faults at either end */
+    size_t n = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    void *p = NULL;
+    if (n < bytes || posix_memalign(&p, HUGE_PAGE, n))
+        return NULL;
+    ip_hint_huge(p, n);
     return p;
 }
 
