@@ -1,10 +1,12 @@
 /*
  * idmap.h - map from 64-bit numbers (session and transaction numbers of
  * the text formats, numeric keys and values) to 32-bit indices.  Internal
- * to src/trace.  Open addressing with linear probing over slots that hold
- * the number and its index side by side, so a lookup is a multiply and,
- * mostly, one cache line; grows at half load and never allocates on a
- * lookup.
+ * to src/trace.  Small numbers that come densely (ids counting from 0,
+ * keys numbered 1..n) are held in a direct array, up to 2^20 of them; the
+ * others by open addressing with linear probing over slots that hold the
+ * number and its index side by side, so a lookup is a multiply and,
+ * mostly, one cache line.  The table grows at half load; a lookup never
+ * allocates.
  */
 #ifndef ISOPREDICT_IDMAP_H
 #define ISOPREDICT_IDMAP_H
@@ -18,8 +20,11 @@ typedef struct ip_idmap_slot {
 } ip_idmap_slot;
 
 typedef struct ip_idmap {
-    ip_idmap_slot *slots;
+    uint32_t *dense;          /* keys below n_dense: a direct array */
+    uint32_t n_dense;
+    ip_idmap_slot *slots;     /* the other keys */
     uint32_t n, cap;          /* cap: a power of two, or 0 */
+    uint32_t size;            /* keys stored, in both */
 } ip_idmap;
 
 /* The value stored for key, or IP_NONE. */

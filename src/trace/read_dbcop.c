@@ -110,9 +110,11 @@ static bool read_txn(dbcop_reader *r, uint32_t session, uint64_t s_idx,
     bool committed = r->b.p[flag_at] != 0;
     uint32_t txn = IP_NONE;
     if (committed) {
-        char name[48];
-        snprintf(name, sizeof name, "s%llu.%llu", (unsigned long long)s_idx,
-                 (unsigned long long)t_idx);
+        char name[48];        /* "sS.T", without printf: one a txn */
+        name[0] = 's';
+        size_t at = 1 + ip_u64_text(s_idx, name + 1);
+        name[at] = '.';
+        ip_u64_text(t_idx, name + at + 1);
         txn = ip_builder_txn(r->bd, session, name, IP_COMMITTED, 0, r->b.err);
         if (txn == IP_NONE)
             return false;

@@ -25,5 +25,6 @@ void add_corpus_tests(CU_pSuite s);
 void add_reader_tests(CU_pSuite s);
 void add_output_tests(CU_pSuite s);
 void add_binary_tests(void);
+void add_idmap_tests(CU_pSuite s);
 
 #endif
