@@ -573,6 +573,11 @@ static bool resolve_read(finisher *f, const read_ctx *r)
     }
     if (w == IP_NONE)
         return resolve_by_value(f, r);
+    if (r->own_before == IP_NONE && op->value != IP_NONE && w != op->txn &&
+        vslot(f, op->key, op->value)->only == w) {
+        op->from = w;             /* fast path: w's committed last write */
+        return true;
+    }
     read_ctx named = *r;
     named.named = true;
     return resolve_named(f, &named, w);
