@@ -184,6 +184,11 @@ uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
     return b->n_txns++;
 }
 
+void ip_builder_txn_status(ip_builder *b, uint32_t txn, ip_status status)
+{
+    b->txns[txn].status = (uint8_t)status;
+}
+
 uint32_t ip_builder_find_txn(const ip_builder *b, const char *name)
 {
     uint32_t sid = ip_intern_find(&b->in, name, strlen(name));

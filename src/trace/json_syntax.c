@@ -1,33 +1,16 @@
 /*
- * json_syntax.c - is this text JSON (RFC 8259)?  Without allocating, so
- * that a cJSON parse that failed can be told apart: bad input (an input
- * error, with the offset of the first byte that cannot belong to JSON) or
- * an allocation failing inside the parser (out of memory).  Nesting is
- * limited as cJSON limits it, so the two agree on what is JSON.
+ * json_syntax.c - JSON syntax (RFC 8259) without allocating: the scanner
+ * of json_scan.h and ip_json_syntax_ok on top of it.  A cJSON parse that
+ * failed can so be told apart: bad input (an input error, with the offset
+ * of the first byte that cannot belong to JSON) or an allocation failing
+ * inside the parser (out of memory).
  */
+#include "json_scan.h"
 #include "trace.h"
 
 #include <string.h>
 
-enum { MAX_DEPTH = 1000 };    /* cJSON's CJSON_NESTING_LIMIT */
-
-typedef struct scan {
-    const char *p;
-    size_t n, i;
-} scan;
-
-static void skip_ws(scan *s)
-{
-    while (s->i < s->n && s->p[s->i] && strchr(" \t\r\n", s->p[s->i]))
-        s->i++;
-}
-
-static bool at(const scan *s, char c)
-{
-    return s->i < s->n && s->p[s->i] == c;
-}
-
-static bool is_digit(const scan *s)
+static bool is_digit(const js_cursor *s)
 {
     return s->i < s->n && s->p[s->i] >= '0' && s->p[s->i] <= '9';
 }
@@ -38,35 +21,47 @@ static bool is_hex(char c)
            (c >= 'A' && c <= 'F');
 }
 
-static bool string(scan *s)
+bool js_scan_string(js_cursor *s, js_string *out)
 {
     s->i++;                               /* the opening quote */
+    out->start = s->i;
+    out->escaped = false;
+    size_t stop = s->i;           /* the next quote byte, or n */
     while (s->i < s->n) {
+        /* the plain run up to a quote, backslash or control byte */
+        if (stop < s->i || stop == out->start) {
+            const char *q = memchr(s->p + s->i, '"', s->n - s->i);
+            stop = q ? (size_t)(q - s->p) : s->n;
+        }
+        while (s->i < stop && (unsigned char)s->p[s->i] >= 0x20 &&
+               s->p[s->i] != '\\')
+            s->i++;
+        if (s->i >= s->n)
+            break;
         unsigned char c = (unsigned char)s->p[s->i];
         if (c == '"') {
-            s->i++;
+            out->end = s->i++;
             return true;
         }
         if (c < 0x20)
             return false;
-        if (c == '\\') {
-            if (++s->i >= s->n)
-                return false;
-            c = (unsigned char)s->p[s->i];
-            if (c == 'u') {
-                for (int k = 0; k < 4; k++)
-                    if (++s->i >= s->n || !is_hex(s->p[s->i]))
-                        return false;
-            } else if (!c || !strchr("\"\\/bfnrt", c)) {
-                return false;
-            }
+        out->escaped = true;              /* a backslash */
+        if (++s->i >= s->n)
+            return false;
+        c = (unsigned char)s->p[s->i];
+        if (c == 'u') {
+            for (int k = 0; k < 4; k++)
+                if (++s->i >= s->n || !is_hex(s->p[s->i]))
+                    return false;
+        } else if (!c || !strchr("\"\\/bfnrt", c)) {
+            return false;
         }
         s->i++;
     }
     return false;
 }
 
-static bool digits(scan *s)
+static bool digits(js_cursor *s)
 {
     if (!is_digit(s))
         return false;
@@ -75,22 +70,22 @@ static bool digits(scan *s)
     return true;
 }
 
-static bool number(scan *s)
+bool js_scan_number(js_cursor *s)
 {
-    if (at(s, '-'))
+    if (js_at(s, '-'))
         s->i++;
-    if (at(s, '0'))
+    if (js_at(s, '0'))
         s->i++;
     else if (!digits(s))
         return false;
-    if (at(s, '.')) {
+    if (js_at(s, '.')) {
         s->i++;
         if (!digits(s))
             return false;
     }
-    if (at(s, 'e') || at(s, 'E')) {
+    if (js_at(s, 'e') || js_at(s, 'E')) {
         s->i++;
-        if (at(s, '+') || at(s, '-'))
+        if (js_at(s, '+') || js_at(s, '-'))
             s->i++;
         if (!digits(s))
             return false;
@@ -98,7 +93,7 @@ static bool number(scan *s)
     return true;
 }
 
-static bool literal(scan *s, const char *word)
+static bool literal(js_cursor *s, const char *word)
 {
     size_t len = strlen(word);
     if (s->n - s->i < len || memcmp(s->p + s->i, word, len))
@@ -107,72 +102,70 @@ static bool literal(scan *s, const char *word)
     return true;
 }
 
-/* One scalar, or the opening of a container (pushed on `open`). */
-static bool value_start(scan *s, char *open, unsigned *depth)
+/* The members or elements of the container opened at the cursor. */
+static bool skip_container(js_cursor *s)
+{
+    char close = s->p[s->i] == '{' ? '}' : ']';
+    if (s->depth >= JS_MAX_DEPTH)
+        return false;
+    s->depth++;
+    s->i++;
+    js_ws(s);
+    if (js_at(s, close)) {
+        s->i++;
+        s->depth--;
+        return true;
+    }
+    for (;;) {
+        js_string name;
+        if (close == '}') {
+            if (!js_at(s, '"') || !js_scan_string(s, &name))
+                return false;
+            js_ws(s);
+            if (!js_at(s, ':'))
+                return false;
+            s->i++;
+            js_ws(s);
+        }
+        if (!js_skip_value(s))
+            return false;
+        js_ws(s);
+        if (js_at(s, close)) {
+            s->i++;
+            s->depth--;
+            return true;
+        }
+        if (!js_at(s, ','))
+            return false;
+        s->i++;
+        js_ws(s);
+    }
+}
+
+bool js_skip_value(js_cursor *s)
 {
     if (s->i >= s->n)
         return false;
+    js_string str;
     switch (s->p[s->i]) {
     case '{':
-    case '[':
-        if (*depth >= MAX_DEPTH)
-            return false;
-        open[(*depth)++] = s->p[s->i++];
-        return true;
-    case '"': return string(s);
+    case '[': return skip_container(s);
+    case '"': return js_scan_string(s, &str);
     case 't': return literal(s, "true");
     case 'f': return literal(s, "false");
     case 'n': return literal(s, "null");
-    default: return number(s);
+    default: return js_scan_number(s);
     }
 }
 
 bool ip_json_syntax_ok(const char *text, size_t len, size_t *bad)
 {
-    scan s = { text, len, 0 };
-    char open[MAX_DEPTH];
-    unsigned depth = 0;
-    bool want_value = true, just_opened = false;
-    for (;;) {
-        skip_ws(&s);
-        char close = depth && open[depth - 1] == '[' ? ']' : '}';
-        if (want_value && just_opened && at(&s, close)) {
-            s.i++;                        /* [] or {} */
-            depth--;
-            want_value = just_opened = false;
-            continue;
-        }
-        if (want_value) {
-            if (depth > 0 && open[depth - 1] == '{') {
-                /* a member: "key" : value */
-                if (!at(&s, '"') || !string(&s))
-                    break;
-                skip_ws(&s);
-                if (!at(&s, ':'))
-                    break;
-                s.i++;
-                skip_ws(&s);
-            }
-            unsigned before = depth;
-            if (!value_start(&s, open, &depth))
-                break;
-            just_opened = want_value = depth > before;
-            continue;
-        }
-        if (depth == 0) {                 /* the one top-level value ended */
-            if (s.i == s.n)
-                return true;
-            break;
-        }
-        if (at(&s, ',')) {
-            s.i++;
-            want_value = true;
-        } else if (at(&s, close)) {
-            s.i++;
-            depth--;
-        } else {
-            break;
-        }
+    js_cursor s = {text, len, 0, 0};
+    js_ws(&s);
+    if (js_skip_value(&s)) {
+        js_ws(&s);
+        if (s.i == s.n)
+            return true;
     }
     if (bad)
         *bad = s.i < s.n ? s.i : s.n;

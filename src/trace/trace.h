@@ -300,6 +300,10 @@ uint32_t ip_builder_session(ip_builder *b, const char *name, ip_error *err);
 uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
                         ip_status status, uint32_t line, ip_error *err);
 
+/* Change a declared transaction's status (JSON may give it after the
+ * transaction's ops). */
+void ip_builder_txn_status(ip_builder *b, uint32_t txn, ip_status status);
+
 /* Look up a declared transaction by name: its handle, IP_INIT_TXN for the
  * initial transaction's name, or IP_NONE.  For text formats that declare
  * lazily. */
