@@ -1,0 +1,193 @@
+/*
+ * test_json_order.c - the JSON reader walks documents in place and reads
+ * an array before or after its object's other members; whatever the order
+ * of the members, a trace must read the same.  Every object of each test
+ * trace is reshuffled (tool fields keep their relative order, since the
+ * trace keeps them as written) and printed by cJSON, then read back and
+ * written again: the JSON must not change.  Scalar values must keep the
+ * text cJSON gives them.
+ */
+#include "test_trace.h"
+#include "trace_equal.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rng { uint64_t s; } rng;
+
+static uint32_t below(rng *r, uint32_t n)
+{
+    r->s ^= r->s << 13;
+    r->s ^= r->s >> 7;
+    r->s ^= r->s << 17;
+    return (uint32_t)(r->s % n);
+}
+
+static bool is_model(const char *name)
+{
+    static const char *const model[] = {
+        "isopredict_trace", "initial", "sessions", "id", "transactions",
+        "status", "ops", "op", "key", "value", "from", NULL};
+    for (int i = 0; model[i]; i++)
+        if (!strcmp(model[i], name))
+            return true;
+    return false;
+}
+
+/* Shuffle the members of every object under v: model fields go to random
+ * places, the others keep their order among themselves. */
+static void shuffle(cJSON *v, rng *r)
+{
+    for (cJSON *c = v->child; c; c = c->next)
+        shuffle(c, r);
+    if (!cJSON_IsObject(v))
+        return;
+    cJSON *items[64];
+    int n = 0, n_model = 0;
+    while (v->child && n < 64)
+        items[n++] = cJSON_DetachItemViaPointer(v, v->child);
+    cJSON *model[64], *tool[64];
+    int n_tool = 0;
+    for (int i = 0; i < n; i++) {
+        if (is_model(items[i]->string))
+            model[n_model++] = items[i];
+        else
+            tool[n_tool++] = items[i];
+    }
+    for (int i = n_model - 1; i > 0; i--) {
+        int j = (int)below(r, (uint32_t)i + 1);
+        cJSON *x = model[i];
+        model[i] = model[j];
+        model[j] = x;
+    }
+    int m = 0, t = 0;
+    while (m < n_model || t < n_tool) {
+        bool take_model = t == n_tool ||
+                          (m < n_model && below(r, 2) == 0);
+        cJSON *item = take_model ? model[m++] : tool[t++];
+        cJSON_AddItemToObject(v, item->string, item);
+    }
+}
+
+/* A trace with something at every level: tool fields, an aborted
+ * transaction given its status after its ops, candidates, escapes. */
+static const char *const RICH =
+    "{\"isopredict_trace\": 1, \"initial\": \"i\\u006eit0\", "
+    " \"workload\": {\"name\": \"w\", \"n\": [1, 2.50]}, \"comment\": \"c\","
+    " \"sessions\": ["
+    "  {\"id\": \"s\\u0031\", \"meta\": {\"a\": null}, \"transactions\": ["
+    "   {\"id\": \"t1\", \"procedure\": \"p\", \"args\": [1, \"x\"],"
+    "    \"ops\": [{\"op\": \"write\", \"key\": \"k\\\"q\", \"value\": 1.50},"
+    "             {\"op\": \"write\", \"key\": \"z\", \"value\": \"\\u00e9\","
+    "              \"meta\": {\"line\": 3}}]},"
+    "   {\"id\": \"t2\", \"ops\": [{\"op\": \"write\", \"key\": \"k\\\"q\","
+    "     \"value\": 2}], \"status\": \"aborted\"}]},"
+    "  {\"id\": \"s2\", \"transactions\": ["
+    "   {\"id\": \"t3\", \"status\": \"committed\", \"ops\": ["
+    "     {\"op\": \"read\", \"key\": \"k\\\"q\", \"from\": \"t1\","
+    "      \"value\": 1.5},"
+    "     {\"op\": \"write\", \"key\": \"w\", \"value\": 7}]},"
+    "   {\"id\": \"t4\", \"ops\": ["
+    "     {\"op\": \"read\", \"key\": \"w\", \"value\": 7},"
+    "     {\"op\": \"write\", \"key\": \"v\", \"value\": 1e3},"
+    "     {\"op\": \"write\", \"key\": \"u\", \"value\": 12345678901234567}]}"
+    "  ]},"
+    "  {\"id\": \"s3\", \"transactions\": ["
+    "   {\"id\": \"t5\", \"ops\": [{\"op\": \"write\", \"key\": \"w\","
+    "     \"value\": 7}]},"
+    "   {\"id\": \"t6\", \"ops\": [{\"op\": \"read\", \"key\": \"w\","
+    "     \"from\": [\"t5\", \"t3\"], \"value\": 7}]}]}]}";
+
+static char *read_and_write(const char *name, const char *text, size_t n)
+{
+    ip_error err = {0};
+    ip_trace *t = ip_read_json(name, text, n, IP_STRICT, &err);
+    if (!t) {
+        fprintf(stderr, "\n  %s: %s\n", name, err.msg);
+        return NULL;
+    }
+    size_t len;
+    char *json = trace_json_text(t, &len);
+    ip_trace_free(t);
+    return json;
+}
+
+static void check_orders(const char *name, const char *text, size_t n)
+{
+    char *want = read_and_write(name, text, n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        rng r = {seed * 0x9E3779B97F4A7C15ull};
+        cJSON *doc = cJSON_ParseWithLength(text, n);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        shuffle(doc, &r);
+        char *moved = seed % 2 ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+        char *got = read_and_write(name, moved, strlen(moved));
+        CU_ASSERT_PTR_NOT_NULL(got);
+        if (got && strcmp(got, want))
+            fprintf(stderr, "\n  %s, seed %llu: read differently:\n%s\n",
+                    name, (unsigned long long)seed, moved);
+        CU_ASSERT(got && !strcmp(got, want));
+        free(got);
+        cJSON_free(moved);
+        cJSON_Delete(doc);
+    }
+    free(want);
+}
+
+static void test_member_orders(void)
+{
+    check_orders("rich.json", RICH, strlen(RICH));
+    const char *files[] = {"deposit.json", "fractured.json", "voter.json",
+                           "ambiguous.json", "smallbank.json"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", IP_TRACES, files[i]);
+        size_t len;
+        char *text = slurp_file(path, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        check_orders(files[i], text, len);
+        free(text);
+    }
+}
+
+/* Values keep cJSON's text of them; tool fields cJSON's print. */
+static void test_value_texts(void)
+{
+    ip_error err = {0};
+    ip_trace *t = ip_read_json("rich.json", RICH, strlen(RICH), IP_STRICT,
+                               &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    const char *want[][2] = {
+        {"k\"q", "1.5"}, {"z", "\"\xc3\xa9\""}, {"v", "1000"},
+        {"u", "12345678901234568"}, {"w", "7"}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const char *got = NULL;
+        for (uint32_t o = 0; o < t->n_ops && !got; o++)
+            if (t->ops[o].kind == IP_WRITE &&
+                !strcmp(ip_key_name(t, t->ops[o].key), want[i][0]))
+                got = ip_str(t, t->ops[o].value);
+        CU_ASSERT_PTR_NOT_NULL(got);
+        if (got && strcmp(got, want[i][1]))
+            fprintf(stderr, "\n  %s: got %s, want %s\n", want[i][0], got,
+                    want[i][1]);
+        CU_ASSERT(got && !strcmp(got, want[i][1]));
+    }
+    CU_ASSERT_STRING_EQUAL(ip_txn_name(t, 0), "init0");
+    CU_ASSERT_STRING_EQUAL(ip_str(t, t->extra),
+                           "{\"workload\":{\"name\":\"w\",\"n\":[1,2.5]},"
+                           "\"comment\":\"c\"}");
+    uint32_t t2 = txn_named(t, "t2");
+    CU_ASSERT_EQUAL(t->txns[t2].status, IP_ABORTED);
+    CU_ASSERT_STRING_EQUAL(writer_of(t, "t3", "k\"q"), "t1");
+    CU_ASSERT_EQUAL(t->n_ambiguous, 2);   /* t4 by value, t6 listed */
+    ip_trace_free(t);
+}
+
+void add_json_order_tests(CU_pSuite s)
+{
+    CU_add_test(s, "json: any member order reads the same",
+                test_member_orders);
+    CU_add_test(s, "json: value and tool field texts", test_value_texts);
+}
