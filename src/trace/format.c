@@ -2,11 +2,15 @@
  * format.c - format names, format detection and the reading entry points
  * (ip_read_buffer, ip_read_file) that dispatch to the readers.
  */
+#define _DEFAULT_SOURCE       /* MAP_POPULATE */
 #include "trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +231,34 @@ static char *dbcop_file_in(const char *dir)
     return NULL;
 }
 
+/* A large regular file mapped read-only (its pages are the page cache's:
+ * nothing to copy or clear, where a buffer of our own costs both), or
+ * NULL - then it is read the ordinary way, which also gives the messages.
+ * The file must not shrink while it is read. */
+enum { MAP_FROM = 1 << 20 };
+
+static void *map_file(const char *path, size_t *len)
+{
+    if (!strcmp(path, "-"))
+        return NULL;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    void *p = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size >= MAP_FROM && (uint64_t)st.st_size < SIZE_MAX) {
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ,
+                 MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (p == MAP_FAILED)
+            p = NULL;
+        else
+            *len = (size_t)st.st_size;
+    }
+    close(fd);
+    return p;
+}
+
 ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
                        ip_error *err)
 {
@@ -241,6 +273,12 @@ ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
     if (is_dir(path) && (fmt == IP_FMT_AUTO || fmt == IP_FMT_COBRA))
         return ip_read_cobra(path, mode, err);
     size_t len = 0;
+    void *map = map_file(path, &len);
+    if (map) {
+        ip_trace *t = ip_read_buffer(path, map, len, fmt, mode, err);
+        munmap(map, len);
+        return t;
+    }
     char *data = ip_read_whole(path, &len, err);
     if (!data)
         return NULL;

@@ -1,6 +1,11 @@
 /* intern.c - the string table of a trace under construction: each
  * distinct string stored once in an arena, found again by an open-
- * addressing hash table (ids are the order strings first came in). */
+ * addressing hash table (ids are the order strings first came in).
+ *
+ * A slot keeps the string's hash and its first eight bytes beside its id:
+ * most strings of a trace (keys, values, transaction ids) are that short,
+ * and are then found without reading the string itself - one cache line
+ * a lookup, where following the id to the string costs two more misses. */
 #include "intern.h"
 #include "trace.h"
 
@@ -9,12 +14,22 @@
 
 enum { ARENA_BLOCK = 1 << 16 };
 
+#define LONG_BIT 0x80000000u  /* in a slot's hash: longer than 8 bytes */
+
 static uint32_t hash_bytes(const char *s, size_t len)
 {
     uint32_t h = 2166136261u;           /* FNV-1a */
     for (size_t i = 0; i < len; i++)
         h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
+    return len > 8 ? h | LONG_BIT : h & ~LONG_BIT;
+}
+
+/* The first eight bytes, zero-padded (strings hold no NUL). */
+static uint64_t prefix_of(const char *s, size_t len)
+{
+    uint64_t p = 0;
+    memcpy(&p, s, len < 8 ? len : 8);
+    return p;
 }
 
 static char *arena_copy(ip_intern *in, const char *s, size_t len)
@@ -45,47 +60,61 @@ int ip_intern_init(ip_intern *in)
     return in->slots != NULL;
 }
 
-static uint32_t *find_slot(const ip_intern *in, const char *s, size_t len)
+static ip_intern_slot *find_slot(const ip_intern *in, const char *s,
+                                 size_t len, uint32_t hash, uint64_t prefix)
 {
     uint32_t mask = in->n_slots - 1;
-    for (uint32_t i = hash_bytes(s, len) & mask;; i = (i + 1) & mask) {
-        uint32_t id = in->slots[i];
-        if (id == 0)
-            return &in->slots[i];
-        const char *t = in->strings[id - 1];
-        if (strncmp(t, s, len) == 0 && t[len] == '\0')
-            return &in->slots[i];
+    for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
+        ip_intern_slot *slot = &in->slots[i];
+        if (slot->id == 0)
+            return slot;
+        if (slot->hash != hash || slot->prefix != prefix)
+            continue;
+        if (len <= 8)
+            return slot;          /* hash, length class and bytes agree */
+        const char *t = in->strings[slot->id - 1];
+        if (strncmp(t + 8, s + 8, len - 8) == 0 && t[len] == '\0')
+            return slot;
     }
 }
 
 static int grow_slots(ip_intern *in)
 {
     uint32_t n = in->n_slots * 2;
-    uint32_t *slots = ip_malloc_big(n * sizeof *slots);
+    ip_intern_slot *slots = ip_malloc_big(n * sizeof *slots);
     if (!slots)
         return 0;
     memset(slots, 0, n * sizeof *slots);
-    free(in->slots);
+    ip_intern_slot *old = in->slots;
+    uint32_t n_old = in->n_slots;
     in->slots = slots;
     in->n_slots = n;
-    for (uint32_t id = 0; id < in->n; id++) {
-        const char *s = in->strings[id];
-        *find_slot(in, s, strlen(s)) = id + 1;
+    for (uint32_t i = 0; i < n_old; i++) {
+        if (!old[i].id)
+            continue;
+        uint32_t j = old[i].hash & (n - 1);
+        while (slots[j].id)
+            j = (j + 1) & (n - 1);
+        slots[j] = old[i];
     }
+    free(old);
     return 1;
 }
 
 uint32_t ip_intern_find(const ip_intern *in, const char *s, size_t len)
 {
-    uint32_t id = *find_slot(in, s, len);
+    uint32_t id = find_slot(in, s, len, hash_bytes(s, len),
+                            prefix_of(s, len))->id;
     return id ? id - 1 : IP_NONE;
 }
 
 uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len)
 {
-    uint32_t *slot = find_slot(in, s, len);
-    if (*slot)
-        return *slot - 1;
+    uint32_t hash = hash_bytes(s, len);
+    uint64_t prefix = prefix_of(s, len);
+    ip_intern_slot *slot = find_slot(in, s, len, hash, prefix);
+    if (slot->id)
+        return slot->id - 1;
     if (in->n == in->cap) {
         uint32_t cap = in->cap ? in->cap * 2 : 256;
         char **strings = realloc(in->strings, cap * sizeof *strings);
@@ -98,7 +127,7 @@ uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len)
     if (!copy)
         return IP_NONE;
     in->strings[in->n] = copy;
-    *slot = ++in->n;
+    *slot = (ip_intern_slot){.id = ++in->n, .hash = hash, .prefix = prefix};
     if (in->n * 2 > in->n_slots && !grow_slots(in))
         return IP_NONE;
     return in->n - 1;

@@ -17,10 +17,16 @@ typedef struct ip_arena_block {
     char data[];
 } ip_arena_block;
 
+typedef struct ip_intern_slot {
+    uint32_t id;              /* id + 1, 0 = empty */
+    uint32_t hash;            /* top bit: longer than 8 bytes */
+    uint64_t prefix;          /* first 8 bytes, zero-padded */
+} ip_intern_slot;
+
 typedef struct ip_intern {
     char **strings;           /* id -> string */
     uint32_t n, cap;
-    uint32_t *slots;          /* open addressing: id + 1, 0 = empty */
+    ip_intern_slot *slots;    /* open addressing */
     uint32_t n_slots;         /* power of two */
     ip_arena_block *arena;
 } ip_intern;
