@@ -27,6 +27,9 @@ typedef struct finisher {
     vslot_t *vslots;          /* (key, value) -> its writes */
     uint32_t *vnext;          /* chains of write ops, in op order */
     uint32_t n_vslots;
+    void *block;              /* holds vslots and vnext, then the events */
+    void *spare;              /* the builder's op array, once regrouped */
+    size_t spare_bytes;
     uint8_t *anomalous;       /* per final op: read is not an event */
     uint32_t cap_anomalies;
     uint32_t *cand, cap_cand; /* candidate writers of the read at hand */
@@ -118,7 +121,8 @@ static bool group_ops(finisher *f)
         ip_txn *x = &t->txns[b->ops[i].txn];
         t->ops[x->op_first + x->op_count++] = b->ops[i];
     }
-    free(b->ops);
+    f->spare = b->ops;            /* room for the index, see index_writes */
+    f->spare_bytes = (size_t)b->cap_ops * sizeof *b->ops;
     b->ops = NULL;
     return true;
 }
@@ -181,10 +185,23 @@ static bool index_writes(finisher *f)
     while (n < 2 * n_writes + 2)
         n *= 2;
     f->n_vslots = n;
-    f->vslots = ip_malloc_big(n * sizeof *f->vslots);
-    f->vnext = ip_malloc_big(t->n_ops * sizeof *f->vnext);
-    if (!f->vslots || !f->vnext)
+    /* One block serves the index while reads are resolved and then holds
+     * the events: the index is dead by then, and fresh memory (pages the
+     * kernel must clear) costs more than anything done in it.  When the
+     * ops were regrouped, the builder's old op array is that block. */
+    size_t index_bytes = n * sizeof *f->vslots + t->n_ops * sizeof *f->vnext;
+    size_t event_bytes = ((size_t)t->n_keys + t->n_ops) * sizeof(ip_event);
+    size_t need = index_bytes > event_bytes ? index_bytes : event_bytes;
+    if (f->spare && f->spare_bytes >= need) {
+        f->block = f->spare;
+        f->spare = NULL;
+    } else {
+        f->block = ip_malloc_big(need);
+    }
+    if (!f->block)
         return fail_oom(f);
+    f->vslots = f->block;
+    f->vnext = (uint32_t *)(f->vslots + n);
     memset(f->vslots, 0xff, n * sizeof *f->vslots);   /* all IP_NONE */
     for (uint32_t i = t->n_ops; i-- > 0;) {
         const ip_op *op = &t->ops[i];
@@ -631,9 +648,10 @@ static bool derive_events(finisher *f)
              (op->kind == IP_WRITE ? op->last
                                    : !op->local && !f->anomalous[i]);
     }
-    t->events = ip_malloc_big(n * sizeof *t->events);
-    if (!t->events)
-        return fail_oom(f);
+    t->events = f->block;         /* room for n_keys + n_ops events */
+    f->block = NULL;
+    f->vslots = NULL;
+    f->vnext = NULL;
     t->txns[0].ev_first = 0;
     for (uint32_t k = 0; k < t->n_keys; k++)
         t->events[k] = (ip_event){.kind = IP_WRITE, .key = k, .txn = 0,
@@ -784,8 +802,8 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
     free(f.final_of);
     free(f.stamp);
     free(f.slot);
-    free(f.vslots);
-    free(f.vnext);
+    free(f.block);
+    free(f.spare);
     free(f.anomalous);
     free(f.cand);
     ip_builder_free(b);
