@@ -149,6 +149,9 @@ typedef struct text_reader {
     const char *path;
     ip_builder *b;
     ip_idmap sessions;        /* session number -> builder session */
+    ip_idmap txns;            /* txn_key(s, i) -> builder handle */
+    txn_ref last;             /* the previous line's owner ... */
+    uint32_t last_h;          /* ... and its handle, or IP_NONE */
     char *key;                /* key text of the current line */
     size_t key_cap;
     ip_error *err;
@@ -189,15 +192,39 @@ static bool key_text(text_reader *r, const text_line *l)
     return true;
 }
 
+/* Txn(s, i) as one number for the handle map, or UINT64_MAX when s or i
+ * does not fit in 32 bits (then the builder finds it by name). */
+static uint64_t txn_key(txn_ref t)
+{
+    return t.s >> 32 || t.i >> 32 ? UINT64_MAX : t.s << 32 | t.i;
+}
+
+/* The handle of a declared transaction, or IP_NONE. */
+static uint32_t known_txn(const text_reader *r, txn_ref t)
+{
+    if (t.s == 0 && t.i == 0)
+        return IP_INIT_TXN;
+    uint64_t k = txn_key(t);
+    if (k != UINT64_MAX)
+        return ip_idmap_get(&r->txns, k);
+    char name[48];
+    txn_name(t, name);
+    return ip_builder_find_txn(r->b, name);
+}
+
 /* The builder handle of the owner, declaring session and txn on first
  * sight. */
 static uint32_t owner_handle(text_reader *r, txn_ref o, uint32_t line)
 {
+    if (r->last_h != IP_NONE && o.s == r->last.s && o.i == r->last.i)
+        return r->last_h;     /* a transaction's lines mostly come together */
+    uint32_t h = known_txn(r, o);
+    if (h != IP_NONE) {
+        r->last = o;
+        return r->last_h = h;
+    }
     char name[48];
     txn_name(o, name);
-    uint32_t h = ip_builder_find_txn(r->b, name);
-    if (h != IP_NONE)
-        return h;
     uint32_t s = ip_idmap_get(&r->sessions, o.s);
     if (s == IP_NONE) {
         char sname[24];
@@ -208,7 +235,12 @@ static uint32_t owner_handle(text_reader *r, txn_ref o, uint32_t line)
         if (!ip_idmap_put(&r->sessions, o.s, s))
             return ip_fail(r->err, "out of memory"), IP_NONE;
     }
-    return ip_builder_txn(r->b, s, name, IP_COMMITTED, line, r->err);
+    h = ip_builder_txn(r->b, s, name, IP_COMMITTED, line, r->err);
+    if (h != IP_NONE && txn_key(o) != UINT64_MAX &&
+        !ip_idmap_put(&r->txns, txn_key(o), h))
+        return ip_fail(r->err, "out of memory"), IP_NONE;
+    r->last = o;
+    return r->last_h = h;
 }
 
 static bool add_line(text_reader *r, const text_line *l, uint32_t line)
@@ -225,11 +257,15 @@ static bool add_line(text_reader *r, const text_line *l, uint32_t line)
     uint32_t h = owner_handle(r, l->owner, line);
     if (h == IP_NONE || !key_text(r, l))
         return false;
+    /* a writer seen before by its handle, else by name (it may come
+     * later in the file) */
+    uint32_t w = l->kind == IP_READ ? known_txn(r, l->from) : IP_NONE;
+    if (l->kind != IP_READ || w != IP_NONE)
+        return ip_builder_op_from_id(r->b, h, (ip_op_kind)l->kind, r->key,
+                                     NULL, w, line, r->err);
     char from[48];
-    if (l->kind == IP_READ)
-        txn_name(l->from, from);
-    return ip_builder_op(r->b, h, (ip_op_kind)l->kind, r->key, NULL,
-                         l->kind == IP_READ ? from : NULL, line, r->err);
+    txn_name(l->from, from);
+    return ip_builder_op(r->b, h, IP_READ, r->key, NULL, from, line, r->err);
 }
 
 static bool read_lines(text_reader *r, const char *data, size_t len)
@@ -258,7 +294,7 @@ static bool read_lines(text_reader *r, const char *data, size_t len)
 ip_trace *ip_read_isopredict_text(const char *path, const char *data,
                                   size_t len, ip_mode mode, ip_error *err)
 {
-    text_reader r = {.path = path, .err = err};
+    text_reader r = {.path = path, .last_h = IP_NONE, .err = err};
     r.b = ip_builder_new(path, INIT_NAME, mode);
     if (!r.b) {
         ip_fail(err, "out of memory");
@@ -266,6 +302,7 @@ ip_trace *ip_read_isopredict_text(const char *path, const char *data,
     }
     bool ok = read_lines(&r, data, len);
     ip_idmap_free(&r.sessions);
+    ip_idmap_free(&r.txns);
     free(r.key);
     if (!ok) {
         ip_builder_free(r.b);
