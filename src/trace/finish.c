@@ -175,6 +175,23 @@ static void prefetch_vslot(const finisher *f, uint32_t i)
     __builtin_prefetch(&f->vslots[vhash(op->key, value, f->n_vslots - 1)]);
 }
 
+/* A read that names its writer looks through the writer's ops: load the
+ * writer's txn record 2 * PREFETCH_AHEAD ops ahead, and its ops (from the
+ * record, in cache by then) PREFETCH_AHEAD ahead. */
+static void prefetch_writer(const finisher *f, uint32_t i, bool ops)
+{
+    if (i >= f->t->n_ops)
+        return;
+    const ip_op *op = &f->t->ops[i];
+    if (op->kind != IP_READ || op->local != BLD_FROM_HANDLE)
+        return;
+    const ip_txn *w = &f->t->txns[f->final_of[op->from]];
+    if (ops)
+        __builtin_prefetch(&f->t->ops[w->op_first]);
+    else
+        __builtin_prefetch(w);
+}
+
 static bool index_writes(finisher *f)
 {
     ip_trace *t = f->t;
@@ -300,7 +317,6 @@ static bool resolve_named(finisher *f, const read_ctx *r, uint32_t w)
     ip_trace *t = f->t;
     ip_op *op = &t->ops[r->op];
     char msg[400];
-    const char *k = key_of(f, op->key);
     if (w == op->txn) {
         if (r->own_before != IP_NONE) {
             op->local = 1;
@@ -308,10 +324,12 @@ static bool resolve_named(finisher *f, const read_ctx *r, uint32_t w)
             return true;
         }
         if (!r->own_writes_key) {
+            const char *k = key_of(f, op->key);
             snprintf(msg, sizeof msg, "reads key '%s' from its own "
                      "transaction, which never writes '%s'", k, k);
             return never_writes(f, r, w, msg);
         }
+        const char *k = key_of(f, op->key);
         snprintf(msg, sizeof msg, "reads key '%s' from its own transaction "
                  "before writing it", k);
         return anomaly(f, r, IP_AN_FUTURE_READ, w, "from", msg);
@@ -331,17 +349,20 @@ static bool resolve_named(finisher *f, const read_ctx *r, uint32_t w)
                 match = i;
         }
         if (last == IP_NONE) {
+            const char *k = key_of(f, op->key);
             snprintf(msg, sizeof msg, "reads key '%s' from '%s', which never "
                      "writes '%s'", k, name_of(f, w), k);
             return never_writes(f, r, w, msg);
         }
     }
     if (r->own_before != IP_NONE) {
+        const char *k = key_of(f, op->key);
         snprintf(msg, sizeof msg, "reads key '%s' from '%s' after writing "
                  "'%s' itself", k, name_of(f, w), k);
         return anomaly(f, r, IP_AN_NOT_OWN_WRITE, w, "from", msg);
     }
     if (!ip_committed(t, w)) {
+        const char *k = key_of(f, op->key);
         snprintf(msg, sizeof msg, "reads key '%s' from aborted transaction "
                  "'%s'", k, name_of(f, w));
         return anomaly(f, r, IP_AN_ABORTED_READ, w, "from", msg);
@@ -352,6 +373,7 @@ static bool resolve_named(finisher *f, const read_ctx *r, uint32_t w)
     }
     if (op->value != IP_NONE && t->ops[last].value != IP_NONE &&
         t->ops[last].value != op->value) {
+        const char *k = key_of(f, op->key);
         snprintf(msg, sizeof msg, "reads value %s of key '%s' from '%s', "
                  "whose last write of '%s' is %s", value_text(f, op->value),
                  k, name_of(f, w), k, value_text(f, t->ops[last].value));
@@ -492,7 +514,6 @@ static bool resolve_by_value(finisher *f, const read_ctx *r)
     ip_trace *t = f->t;
     ip_op *op = &t->ops[r->op];
     uint32_t value = op->value == IP_NONE ? f->b->null_sid : op->value;
-    const char *k = key_of(f, op->key);
     uint32_t found = IP_NONE, other = IP_NONE, aborted = IP_NONE;
     uint32_t stale = IP_NONE, own_later = IP_NONE, own_earlier = IP_NONE;
     bool initial = value == f->b->initial_value;
@@ -538,6 +559,7 @@ static bool resolve_by_value(finisher *f, const read_ctx *r)
             op->from = op->txn;
             return true;
         }
+        const char *k = key_of(f, op->key);
         snprintf(msg, sizeof msg, "reads value %s of key '%s' after writing "
                  "%s to it", value_text(f, value), k,
                  value_text(f, t->ops[r->own_before].value));
@@ -556,6 +578,7 @@ static bool resolve_by_value(finisher *f, const read_ctx *r)
         op->from = found;
         return true;
     }
+    const char *k = key_of(f, op->key);
     snprintf(msg, sizeof msg, "value %s of key '%s' matches no committed "
              "last write", value_text(f, value), k);
     if (aborted != IP_NONE)
@@ -617,6 +640,8 @@ static bool resolve_reads(finisher *f)
         for (uint32_t i = x->op_first; i < end; i++) {
             ip_op *op = &t->ops[i];
             prefetch_vslot(f, i + PREFETCH_AHEAD);
+            prefetch_writer(f, i + 2 * PREFETCH_AHEAD, false);
+            prefetch_writer(f, i + PREFETCH_AHEAD, true);
             if (op->kind == IP_WRITE) {
                 seen[op->key] = id + 1;
                 f->slot[op->key] = i;
