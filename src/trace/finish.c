@@ -162,34 +162,35 @@ static vslot_t *vslot(const finisher *f, uint32_t key, uint32_t value)
     }
 }
 
-/* Start loading the slot that op i (a read, or a write with a value) will
- * probe.  Probes go to random places of a large table and miss the
- * cache; issued some ops ahead, their loads overlap instead of queueing. */
+/* Prefetching.  Probes of the (key, value) index and a named writer's ops
+ * go to random places of large arrays and miss the cache; started some
+ * ops ahead, their loads overlap instead of queueing.  The helpers return
+ * the address to load (something harmless when there is none) and the
+ * caller prefetches it: a function that only prefetched would look free
+ * of effects to the compiler, and its calls would be dropped. */
 enum { PREFETCH_AHEAD = 16 };
-static void prefetch_vslot(const finisher *f, uint32_t i)
+
+/* The slot op i (a read, or a write with a value) will probe. */
+static const void *vslot_ahead(const finisher *f, uint32_t i)
 {
     if (i >= f->t->n_ops)
-        return;
+        return f->vslots;
     const ip_op *op = &f->t->ops[i];
     uint32_t value = op->value == IP_NONE ? f->b->null_sid : op->value;
-    __builtin_prefetch(&f->vslots[vhash(op->key, value, f->n_vslots - 1)]);
+    return &f->vslots[vhash(op->key, value, f->n_vslots - 1)];
 }
 
-/* A read that names its writer looks through the writer's ops: load the
- * writer's txn record 2 * PREFETCH_AHEAD ops ahead, and its ops (from the
- * record, in cache by then) PREFETCH_AHEAD ahead. */
-static void prefetch_writer(const finisher *f, uint32_t i, bool ops)
+/* For a read of op i that names its writer: the writer's txn record, or
+ * (with ops, later, when the record is in cache) its first op. */
+static const void *writer_ahead(const finisher *f, uint32_t i, bool ops)
 {
     if (i >= f->t->n_ops)
-        return;
+        return f->t;
     const ip_op *op = &f->t->ops[i];
     if (op->kind != IP_READ || op->local != BLD_FROM_HANDLE)
-        return;
+        return f->t;
     const ip_txn *w = &f->t->txns[f->final_of[op->from]];
-    if (ops)
-        __builtin_prefetch(&f->t->ops[w->op_first]);
-    else
-        __builtin_prefetch(w);
+    return ops ? (const void *)&f->t->ops[w->op_first] : (const void *)w;
 }
 
 static bool index_writes(finisher *f)
@@ -222,7 +223,7 @@ static bool index_writes(finisher *f)
     memset(f->vslots, 0xff, n * sizeof *f->vslots);   /* all IP_NONE */
     for (uint32_t i = t->n_ops; i-- > 0;) {
         const ip_op *op = &t->ops[i];
-        prefetch_vslot(f, i - PREFETCH_AHEAD);  /* wraps past 0: skipped */
+        __builtin_prefetch(vslot_ahead(f, i - PREFETCH_AHEAD)); /* wraps */
         if (op->kind != IP_WRITE || op->value == IP_NONE)
             continue;
         vslot_t *s = vslot(f, op->key, op->value);
@@ -639,9 +640,9 @@ static bool resolve_reads(finisher *f)
                 writes_key[t->ops[i].key] = id + 1;
         for (uint32_t i = x->op_first; i < end; i++) {
             ip_op *op = &t->ops[i];
-            prefetch_vslot(f, i + PREFETCH_AHEAD);
-            prefetch_writer(f, i + 2 * PREFETCH_AHEAD, false);
-            prefetch_writer(f, i + PREFETCH_AHEAD, true);
+            __builtin_prefetch(vslot_ahead(f, i + PREFETCH_AHEAD));
+            __builtin_prefetch(writer_ahead(f, i + 2 * PREFETCH_AHEAD, false));
+            __builtin_prefetch(writer_ahead(f, i + PREFETCH_AHEAD, true));
             if (op->kind == IP_WRITE) {
                 seen[op->key] = id + 1;
                 f->slot[op->key] = i;
