@@ -26,18 +26,7 @@ bool js_scan_string(js_cursor *s, js_string *out)
     s->i++;                               /* the opening quote */
     out->start = s->i;
     out->escaped = false;
-    size_t stop = s->i;           /* the next quote byte, or n */
     while (s->i < s->n) {
-        /* the plain run up to a quote, backslash or control byte */
-        if (stop < s->i || stop == out->start) {
-            const char *q = memchr(s->p + s->i, '"', s->n - s->i);
-            stop = q ? (size_t)(q - s->p) : s->n;
-        }
-        while (s->i < stop && (unsigned char)s->p[s->i] >= 0x20 &&
-               s->p[s->i] != '\\')
-            s->i++;
-        if (s->i >= s->n)
-            break;
         unsigned char c = (unsigned char)s->p[s->i];
         if (c == '"') {
             out->end = s->i++;
@@ -45,16 +34,18 @@ bool js_scan_string(js_cursor *s, js_string *out)
         }
         if (c < 0x20)
             return false;
-        out->escaped = true;              /* a backslash */
-        if (++s->i >= s->n)
-            return false;
-        c = (unsigned char)s->p[s->i];
-        if (c == 'u') {
-            for (int k = 0; k < 4; k++)
-                if (++s->i >= s->n || !is_hex(s->p[s->i]))
-                    return false;
-        } else if (!c || !strchr("\"\\/bfnrt", c)) {
-            return false;
+        if (c == '\\') {
+            out->escaped = true;
+            if (++s->i >= s->n)
+                return false;
+            c = (unsigned char)s->p[s->i];
+            if (c == 'u') {
+                for (int k = 0; k < 4; k++)
+                    if (++s->i >= s->n || !is_hex(s->p[s->i]))
+                        return false;
+            } else if (!c || !strchr("\"\\/bfnrt", c)) {
+                return false;
+            }
         }
         s->i++;
     }

@@ -399,7 +399,8 @@ static int name_index(json_reader *r, const js_string *n,
         len = strlen(s);
     int found = -1;
     for (int i = 0; names[i] && found < 0; i++)
-        if (strlen(names[i]) == len && !memcmp(names[i], s, len))
+        if (names[i][0] == s[0] && !strncmp(names[i], s, len) &&
+            names[i][len] == '\0')
             found = i;
     free(owned);
     return found;
@@ -540,6 +541,10 @@ static int string_is(json_reader *r, const tok *v, const char *word)
 {
     if (v->kind != T_STRING)
         return 0;
+    size_t len = v->str.end - v->str.start;
+    if (!v->str.escaped)
+        return !strncmp(word, r->data + v->str.start, len) &&
+               word[len] == '\0';
     size_t mark = r->text.n, t = string_text(r, &v->str);
     if (t == SIZE_MAX)
         return -1;
