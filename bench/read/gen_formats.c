@@ -4,7 +4,8 @@
  * the other input formats, for the reading benchmark:
  *
  *   OUT.txt    isopredict-text (reads name their writer: From(s, i))
- *   OUT.awdit  awdit-test (session and transaction separators)
+ *   OUT.awdit  awdit-test (session and transaction separators; a first
+ *              transaction writes the initial values the history reads)
  *   OUT.bincode dbcop (every event and transaction successful)
  *   OUT.cobra/ Cobra logs, one a session, reads naming writer txn and write
  *
@@ -191,11 +192,38 @@ static void write_text(const hist *h, const writes *w, const char *out)
     fclose(f);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void write_awdit(const hist *h, const char *out)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s.awdit", out);
     FILE *f = create(path);
+    /* the format has no initial state: a first session writes value 0 of
+     * every key the history reads it of */
+    uint64_t *zero = xcalloc(1, sizeof *zero);
+    uint32_t n_zero = 0, cap_zero = 1;
+    for (uint32_t i = 0; i < h->n_ops; i++) {
+        if (h->ops[i].kind != 'r' || h->ops[i].value != 0)
+            continue;
+        if (n_zero == cap_zero) {
+            cap_zero *= 2;
+            zero = realloc(zero, cap_zero * sizeof *zero);
+            if (!zero)
+                exit(2);
+        }
+        zero[n_zero++] = h->ops[i].key;
+    }
+    qsort(zero, n_zero, sizeof *zero, cmp_u64);
+    for (uint32_t i = 0; i < n_zero; i++)
+        if (i == 0 || zero[i] != zero[i - 1])
+            fprintf(f, "w %llu 0\n", (unsigned long long)zero[i]);
+    fputs("-----\n=====\n", f);
+    free(zero);
     for (uint32_t s = 0; s < h->n_sessions; s++) {
         for (uint32_t j = h->session_first[s]; j < h->session_first[s + 1];
              j++) {

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Benchmark reading: one generated causal history (bench/check/gen_causal.c,
+# seeded) written in every input format (gen_formats.c; JSON by `isopredict
+# convert`), read by `isopredict check --level rc`, whose progress line
+# gives the reading time alone.  Prints a markdown table: format, file
+# size, and the fastest and median of RUNS reads (fresh processes).
+#
+# usage: bench/read/run.sh [OPS]      (default 1000000 operations)
+#        env: BUILD (default build-bench), RUNS (default 9)
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$root/build-bench}
+ops=${1:-1000000}
+runs=${RUNS:-9}
+work=${TMPDIR:-/tmp}/isopredict-bench-read
+mkdir -p "$work"
+
+# -Wno-error=format-truncation: as bench/check/run.sh
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_FLAGS=-Wno-error=format-truncation >/dev/null
+cmake --build "$build" -j2 --target isopredict >/dev/null
+bin="$build/src/cli/isopredict"
+cc -O2 -std=c11 -o "$work/gen_causal" "$root/bench/check/gen_causal.c"
+cc -O2 -std=c11 -o "$work/gen_formats" "$root/bench/read/gen_formats.c"
+
+h="$work/h$ops"
+if [ ! -f "$h.plume" ]; then
+    "$work/gen_causal" "$ops" 100 1 >"$h.plume"
+    "$work/gen_formats" "$h.plume" "$h"
+    "$bin" convert "$h.plume" "$h.json"
+fi
+
+# read_ms FILE FORMAT: the sorted reading times of $runs runs, one a line
+read_ms() {
+    i=0
+    while [ $i -lt "$runs" ]; do
+        "$bin" check --level rc --format "$2" "$1" 2>&1 >/dev/null |
+            sed -n 's/.* in \([0-9]*\) ms; checking.*/\1/p'
+        i=$((i + 1))
+    done | sort -n
+}
+
+echo "| format | input | fastest | median |"
+echo "|---|---|---|---|"
+for f in plume:plume json:json bincode:dbcop cobra:cobra awdit:awdit-test \
+         txt:isopredict-text; do
+    ext=${f%%:*}
+    fmt=${f#*:}
+    size=$(du -sm "$h.$ext" | cut -f1)
+    times=$(read_ms "$h.$ext" "$fmt")
+    fast=$(echo "$times" | head -1)
+    med=$(echo "$times" | sed -n "$(((runs + 1) / 2))p")
+    printf '| %s | %s MB | %s ms | %s ms |\n' "$fmt" "$size" "$fast" "$med"
+done
