@@ -731,6 +731,15 @@ static void sort_keys(uint32_t *k, uint32_t n)
     }
 }
 
+/* Where the writer list entry of the i-th written key will go (about:
+ * the writers before it may move it on), for a prefetch. */
+static const void *writer_slot_ahead(const finisher *f, uint32_t i)
+{
+    const ip_trace *t = f->t;
+    return i < t->n_wkeys ? (const void *)&t->key_writer[f->stamp[t->wkeys[i]]]
+                          : (const void *)t;
+}
+
 static bool derive_key_sets(finisher *f)
 {
     ip_trace *t = f->t;
@@ -769,6 +778,7 @@ static bool derive_key_sets(finisher *f)
         const ip_txn *x = &t->txns[id];
         for (uint32_t i = x->wkey_first; i < x->wkey_first + x->wkey_count;
              i++) {
+            __builtin_prefetch(writer_slot_ahead(f, i + PREFETCH_AHEAD), 1);
             uint32_t at = f->stamp[t->wkeys[i]]++;
             t->key_writer[at] = id;
             t->key_writer_event[at] = t->wkey_event[i];
