@@ -231,11 +231,10 @@ static char *dbcop_file_in(const char *dir)
     return NULL;
 }
 
-/* A large regular file mapped read-only (its pages are the page cache's:
- * nothing to copy or clear, where a buffer of our own costs both), or
- * NULL - then it is read the ordinary way, which also gives the messages.
- * The file must not shrink while it is read. */
-enum { MAP_FROM = 1 << 20 };
+/* A large regular file is mapped read-only: its pages are the page
+ * cache's, with nothing to copy or clear, where a buffer of our own costs
+ * both.  The file must not shrink while it is read. */
+enum { MAP_FROM = 1 << 16 };
 
 static void *map_file(const char *path, size_t *len)
 {
@@ -259,6 +258,24 @@ static void *map_file(const char *path, size_t *len)
     return p;
 }
 
+bool ip_load(const char *path, ip_loaded *f, ip_error *err)
+{
+    f->data = map_file(path, &f->len);
+    f->mapped = f->data != NULL;
+    if (!f->mapped)
+        f->data = ip_read_whole(path, &f->len, err);
+    return f->data != NULL;
+}
+
+void ip_unload(ip_loaded *f)
+{
+    if (f->mapped)
+        munmap(f->data, f->len);
+    else
+        free(f->data);
+    f->data = NULL;
+}
+
 ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
                        ip_error *err)
 {
@@ -272,18 +289,11 @@ ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
     }
     if (is_dir(path) && (fmt == IP_FMT_AUTO || fmt == IP_FMT_COBRA))
         return ip_read_cobra(path, mode, err);
-    size_t len = 0;
-    void *map = map_file(path, &len);
-    if (map) {
-        ip_trace *t = ip_read_buffer(path, map, len, fmt, mode, err);
-        munmap(map, len);
-        return t;
-    }
-    char *data = ip_read_whole(path, &len, err);
-    if (!data)
+    ip_loaded f;
+    if (!ip_load(path, &f, err))
         return NULL;
-    ip_trace *t = ip_read_buffer(strcmp(path, "-") ? path : "<stdin>", data,
-                                 len, fmt, mode, err);
-    free(data);
+    ip_trace *t = ip_read_buffer(strcmp(path, "-") ? path : "<stdin>", f.data,
+                                 f.len, fmt, mode, err);
+    ip_unload(&f);
     return t;
 }

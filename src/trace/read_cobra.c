@@ -85,6 +85,23 @@ static uint64_t be64(const unsigned char *p)
     return x;
 }
 
+/* "t" and the id in hex, as the messages name transactions; without
+ * printf, since there is one a transaction. */
+static const char *txn_name(uint64_t id, char buf[24])
+{
+    char tmp[16];
+    int n = 0;
+    do {
+        tmp[n++] = "0123456789abcdef"[id & 15];
+        id >>= 4;
+    } while (id);
+    buf[0] = 't';
+    for (int i = 0; i < n; i++)
+        buf[1 + i] = tmp[n - 1 - i];
+    buf[n + 1] = '\0';
+    return buf;
+}
+
 /* Payload fields of a record with opcode op, or 0 for an unknown one. */
 static size_t fields_of(unsigned char op)
 {
@@ -140,9 +157,8 @@ static bool declare_file(cobra *c, uint32_t f, const unsigned char *p,
                                "is logged twice", c->dir, name, i,
                                (unsigned long long)id);
             char tname[24];
-            snprintf(tname, sizeof tname, "t%llx", (unsigned long long)id);
-            uint32_t h = ip_builder_txn(c->b, session, tname, IP_COMMITTED,
-                                        0, c->err);
+            uint32_t h = ip_builder_txn(c->b, session, txn_name(id, tname),
+                                        IP_COMMITTED, 0, c->err);
             if (h == IP_NONE)
                 return false;
             if (!ip_idmap_put(&c->txns, id, h))
@@ -189,8 +205,8 @@ static bool add_ops(cobra *c, uint32_t f, const unsigned char *p, size_t n)
     return true;
 }
 
-/* Load every log; data[f] / len[f] keep the contents. */
-static bool read_files(cobra *c, char **data, size_t *len)
+/* Load every log into files[f]. */
+static bool read_files(cobra *c, ip_loaded *files)
 {
     for (uint32_t f = 0; f < c->n_files; f++) {
         size_t dl = strlen(c->dir), nl = strlen(c->names[f]);
@@ -200,9 +216,9 @@ static bool read_files(cobra *c, char **data, size_t *len)
         memcpy(path, c->dir, dl);
         path[dl] = '/';
         memcpy(path + dl + 1, c->names[f], nl + 1);
-        data[f] = ip_read_whole(path, &len[f], c->err);
+        bool ok = ip_load(path, &files[f], c->err);
         free(path);
-        if (!data[f])
+        if (!ok)
             return false;
     }
     return true;
@@ -260,18 +276,24 @@ ip_trace *ip_read_cobra(const char *dir, ip_mode mode, ip_error *err)
 {
     cobra c = { .dir = dir, .err = err };
     ip_trace *t = NULL;
-    char **data = NULL;
+    ip_loaded *files = NULL;
+    const char **data = NULL;
     size_t *len = NULL;
     if (list_logs(&c)) {
+        files = calloc(c.n_files, sizeof *files);
         data = calloc(c.n_files, sizeof *data);
         len = calloc(c.n_files, sizeof *len);
-        if (!data || !len)
+        if (!files || !data || !len) {
             ip_fail(err, "%s: out of memory", dir);
-        else if (read_files(&c, data, len))
-            t = read_logs(&c, (const char *const *)data, len, mode);
+        } else if (read_files(&c, files)) {
+            for (uint32_t f = 0; f < c.n_files; f++)
+                data[f] = files[f].data, len[f] = files[f].len;
+            t = read_logs(&c, data, len, mode);
+        }
     }
-    for (uint32_t f = 0; data && f < c.n_files; f++)
-        free(data[f]);
+    for (uint32_t f = 0; files && f < c.n_files; f++)
+        ip_unload(&files[f]);
+    free(files);
     free(data);
     free(len);
     cobra_free(&c, true);

@@ -450,6 +450,17 @@ ip_trace *ip_read_cobra_logs(const char *dir, const char *const *names,
  * "cannot read", or out of memory). */
 char *ip_read_whole(const char *path, size_t *len, ip_error *err);
 
+/* The same for reading a trace: a large regular file is mapped instead
+ * (read-only; not NUL-terminated), anything else read as ip_read_whole
+ * does.  ip_unload releases it either way. */
+typedef struct ip_loaded {
+    char *data;
+    size_t len;
+    bool mapped;
+} ip_loaded;
+bool ip_load(const char *path, ip_loaded *f, ip_error *err);
+void ip_unload(ip_loaded *f);
+
 /* Writers.  JSON output reads back to the same trace (ids, order, values,
  * writers); reads carry an explicit "from".  Return false on I/O error. */
 bool ip_write_json(const ip_trace *t, FILE *out);
