@@ -11,6 +11,8 @@
 set -u -o pipefail
 BIN=$(realpath "$1") TRACES=$(realpath "$2") CMD=$3 STEP=${4:-1}
 APPS=${5:-}
+# in sanitizer builds: leaks of the drawing libraries are theirs
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/oom.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
