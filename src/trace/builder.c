@@ -224,13 +224,75 @@ static bool append_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
     return true;
 }
 
+/* The text of number n (see ip_builder_op_num) into buf: a key's decimal,
+ * or a value's JSON scalar. */
+static const char *number_text(const ip_builder *b, uint64_t n, bool value,
+                               char buf[32])
+{
+    bool neg = b->signed_numbers && (int64_t)n < 0;
+    uint64_t m = neg ? (uint64_t)0 - n : n;
+    char *p = buf;
+    if (value && m >= IP_STRING_VALUES)
+        *p++ = '"';
+    if (neg)
+        *p++ = '-';
+    p += ip_u64_text(m, p);
+    if (value && m >= IP_STRING_VALUES)
+        *p++ = '"';
+    *p = '\0';
+    return buf;
+}
+
+/* The key index (key) or value sid (!key) of number n, from the cache or
+ * interned once; IP_NONE when out of memory. */
+static uint32_t number_id(ip_builder *b, uint64_t n, bool key)
+{
+    ip_idmap *cache = key ? &b->num_keys : &b->num_values;
+    uint32_t id = ip_idmap_get(cache, n);
+    if (id != IP_NONE)
+        return id;
+    char text[32];
+    id = bld_intern(b, number_text(b, n, !key, text));
+    if (id != IP_NONE && key)
+        id = key_index(b, id);
+    if (id == IP_NONE || !ip_idmap_put(cache, n, id))
+        return IP_NONE;
+    return id;
+}
+
+/* Is s the canonical decimal text (no sign, no leading zero) of a number
+ * below `below`?  Then *n is the number: its text is s. */
+static bool decimal(const char *s, uint64_t below, uint64_t *n)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    for (; s[i] >= '0' && s[i] <= '9'; i++) {
+        if (i == 18 || (i == 1 && s[0] == '0'))
+            return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *n = v;
+    return i > 0 && s[i] == '\0' && v < below;
+}
+
 static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, const char *value, bld_from from_kind,
                    uint32_t from, uint32_t line, ip_error *err)
 {
-    uint32_t ksid = bld_intern(b, key ? key : "");
-    uint32_t vsid = value ? bld_intern(b, value) : IP_NONE;
-    uint32_t k = ksid == IP_NONE ? IP_NONE : key_index(b, ksid);
+    /* decimal keys and values (plume and dbcop histories converted to
+     * JSON, text format keys) take the number caches: the same ids as
+     * their text, without hashing it */
+    uint64_t n;
+    uint32_t k, vsid = IP_NONE;
+    if (key && decimal(key, UINT64_MAX / 2, &n)) {
+        k = number_id(b, n, true);
+    } else {
+        uint32_t ksid = bld_intern(b, key ? key : "");
+        k = ksid == IP_NONE ? IP_NONE : key_index(b, ksid);
+    }
+    if (value)
+        vsid = decimal(value, IP_STRING_VALUES, &n) ? number_id(b, n, false)
+                                                    : bld_intern(b, value);
     if (k == IP_NONE || (value && vsid == IP_NONE))
         return oom(err), false;
     return append_op(b, txn, kind, k, vsid, from_kind, from, line, err);
@@ -275,42 +337,6 @@ bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
 void ip_builder_signed_numbers(ip_builder *b)
 {
     b->signed_numbers = true;
-}
-
-/* The text of number n (see ip_builder_op_num) into buf: a key's decimal,
- * or a value's JSON scalar. */
-static const char *number_text(const ip_builder *b, uint64_t n, bool value,
-                               char buf[32])
-{
-    bool neg = b->signed_numbers && (int64_t)n < 0;
-    uint64_t m = neg ? (uint64_t)0 - n : n;
-    char *p = buf;
-    if (value && m >= IP_STRING_VALUES)
-        *p++ = '"';
-    if (neg)
-        *p++ = '-';
-    p += ip_u64_text(m, p);
-    if (value && m >= IP_STRING_VALUES)
-        *p++ = '"';
-    *p = '\0';
-    return buf;
-}
-
-/* The key index (key) or value sid (!key) of number n, from the cache or
- * interned once; IP_NONE when out of memory. */
-static uint32_t number_id(ip_builder *b, uint64_t n, bool key)
-{
-    ip_idmap *cache = key ? &b->num_keys : &b->num_values;
-    uint32_t id = ip_idmap_get(cache, n);
-    if (id != IP_NONE)
-        return id;
-    char text[32];
-    id = bld_intern(b, number_text(b, n, !key, text));
-    if (id != IP_NONE && key)
-        id = key_index(b, id);
-    if (id == IP_NONE || !ip_idmap_put(cache, n, id))
-        return IP_NONE;
-    return id;
 }
 
 bool ip_builder_op_num(ip_builder *b, uint32_t txn, ip_op_kind kind,
