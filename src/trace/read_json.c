@@ -398,10 +398,14 @@ static int name_index(json_reader *r, const js_string *n,
     if (n->escaped)
         len = strlen(s);
     int found = -1;
-    for (int i = 0; names[i] && found < 0; i++)
-        if (names[i][0] == s[0] && !strncmp(names[i], s, len) &&
-            names[i][len] == '\0')
+    for (int i = 0; names[i] && found < 0; i++) {
+        const char *a = names[i];     /* inline: this runs for each member */
+        size_t k = 0;
+        while (k < len && a[k] == s[k])
+            k++;
+        if (k == len && a[k] == '\0')
             found = i;
+    }
     free(owned);
     return found;
 }
@@ -543,8 +547,8 @@ static int string_is(json_reader *r, const tok *v, const char *word)
         return 0;
     size_t len = v->str.end - v->str.start;
     if (!v->str.escaped)
-        return !strncmp(word, r->data + v->str.start, len) &&
-               word[len] == '\0';
+        return strlen(word) == len &&
+               !memcmp(word, r->data + v->str.start, len);
     size_t mark = r->text.n, t = string_text(r, &v->str);
     if (t == SIZE_MAX)
         return -1;
