@@ -667,13 +667,6 @@ static bool resolve_reads(finisher *f)
 static bool derive_events(finisher *f)
 {
     ip_trace *t = f->t;
-    uint32_t n = t->n_keys;
-    for (uint32_t i = 0; i < t->n_ops; i++) {
-        const ip_op *op = &t->ops[i];
-        n += ip_committed(t, op->txn) &&
-             (op->kind == IP_WRITE ? op->last
-                                   : !op->local && !f->anomalous[i]);
-    }
     t->events = f->block;         /* room for n_keys + n_ops events */
     f->block = NULL;
     f->vslots = NULL;
