@@ -264,6 +264,13 @@ static void test_cobra_errors(void)
     rec(&o, 'S', 1, 0, 0, 0);
     o.n -= 3;
     expect_cobra_error(&o, "byte 0: truncated S record");
+    o.n = 0;                      /* ids are unique across the logs */
+    rec(&o, 'S', 0x1f, 0, 0, 0);
+    rec(&o, 'C', 0x1f, 0, 0, 0);
+    rec(&o, 'S', 0x1f, 0, 0, 0);
+    rec(&o, 'C', 0x1f, 0, 0, 0);
+    expect_cobra_error(&o, "h/T0.log: byte 18: transaction t1f is logged "
+                           "twice");
     ip_error err = {0};
     CU_ASSERT_PTR_NULL(ip_read_file("/", IP_FMT_COBRA, IP_STRICT, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no *.log files"));

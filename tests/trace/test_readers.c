@@ -44,6 +44,21 @@ static void test_simple_causal(void)
     ip_trace_free(t);
 }
 
+/* Transaction numbers beyond 32 bits are found by name, the others by
+ * number: both kinds of writer resolve, before and after the read. */
+static void test_text_large_numbers(void)
+{
+    ip_trace *t = read_ok(IP_FMT_ISOPREDICT_TEXT,
+                          "WRITE KEY[x] Txn(5000000000, 7)\n"
+                          "READ KEY[x] Txn(2, 0) From(5000000000, 7)\n"
+                          "READ KEY[y] Txn(2, 0) From(3, 4294967296)\n"
+                          "WRITE KEY[y] Txn(3, 4294967296)\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_STRING_EQUAL(writer_of(t, "2, 0", "x"), "5000000000, 7");
+    CU_ASSERT_STRING_EQUAL(writer_of(t, "2, 0", "y"), "3, 4294967296");
+    ip_trace_free(t);
+}
+
 static void test_later_writer_and_order(void)
 {
     /* the read names (1, 1) before it appears; txns of a session keep
@@ -289,6 +304,7 @@ void add_reader_tests(CU_pSuite s)
 {
     CU_add_test(s, "text: simple_causal_2s3t", test_simple_causal);
     CU_add_test(s, "text: later writers, order", test_later_writer_and_order);
+    CU_add_test(s, "text: numbers beyond 32 bits", test_text_large_numbers);
     CU_add_test(s, "text: set ops", test_set_ops);
     CU_add_test(s, "text: errors", test_text_errors);
     CU_add_test(s, "plume: structure", test_plume_structure);
