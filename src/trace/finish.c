@@ -106,8 +106,9 @@ static bool group_ops(finisher *f)
     }
     t->n_ops = b->n_ops;
     if (grouped && b->ops) {
-        /* give back the slack of the builder's doubling */
-        ip_op *fit = realloc(b->ops, b->n_ops * sizeof *fit);
+        /* give back the slack of the builder's doubling (never all of it:
+         * realloc to 0 bytes frees) */
+        ip_op *fit = b->n_ops ? realloc(b->ops, b->n_ops * sizeof *fit) : NULL;
         t->ops = fit ? fit : b->ops;
         b->ops = NULL;
         return true;

@@ -195,11 +195,20 @@ static int replay_regressions(const char *dir)
         char *data = slurp(path, &len);
         if (!data)
             continue;
-        /* libFuzzer inputs start with the harness's selector byte; replay
-         * both the raw file and the input the harness saw */
-        fails += check_all(path, data, len, IP_FMT_AUTO);
+        /* a name starting with a format's name ("cobra-...") is replayed
+         * in that format too; libFuzzer inputs start with the harness's
+         * selector byte: replay both the raw file and the input the
+         * harness saw */
+        char prefix[32] = "";
+        ip_format own = IP_FMT_AUTO;
+        size_t plen = strcspn(e->d_name, "-.");
+        if (plen < sizeof prefix)
+            memcpy(prefix, e->d_name, plen), prefix[plen] = '\0';
+        if (!ip_format_parse(prefix, &own))
+            own = IP_FMT_AUTO;
+        fails += check_all(path, data, len, own);
         if (len)
-            fails += check_all(path, data + 1, len - 1, IP_FMT_AUTO);
+            fails += check_all(path, data + 1, len - 1, own);
         free(data);
         n++;
     }

@@ -222,6 +222,27 @@ static void test_cobra(void)
     rmdir(dir);
 }
 
+/* Regression (found by fuzz_read_cobra): transactions without ops, in a
+ * reader that reserved room for ops, freed the op array twice. */
+static void test_cobra_no_ops(void)
+{
+    buf o = { .n = 0 };
+    rec(&o, 'S', 1, 0, 0, 0);
+    rec(&o, 'C', 1, 0, 0, 0);
+    rec(&o, 'S', 3, 0, 0, 0);
+    rec(&o, 'C', 3, 0, 0, 0);
+    const char *names[] = { "T0.log" };
+    const char *data[] = { (const char *)o.b };
+    size_t len[] = { o.n };
+    ip_error err = {0};
+    ip_trace *t = ip_read_cobra_logs("h", names, data, len, 1, IP_STRICT,
+                                     &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(ip_committed_count(t), 2);
+    CU_ASSERT_EQUAL(t->n_ops, 0);
+    ip_trace_free(t);
+}
+
 static void expect_cobra_error(const buf *o, const char *what)
 {
     const char *names[] = { "T0.log" };
@@ -283,4 +304,5 @@ void add_binary_tests(void)
     CU_add_test(s, "dbcop: errors", test_dbcop_errors);
     CU_add_test(s, "cobra: structure", test_cobra);
     CU_add_test(s, "cobra: errors", test_cobra_errors);
+    CU_add_test(s, "cobra: transactions without ops", test_cobra_no_ops);
 }
