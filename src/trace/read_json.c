@@ -52,7 +52,9 @@ static const field_set OP_FIELDS = { OP_MODEL, META };
 
 /* ---- tokens ------------------------------------------------------------- */
 
-typedef enum { T_NONE, T_STRING, T_NUMBER, T_LITERAL, T_OBJECT, T_ARRAY } tok_kind;
+typedef enum {
+    T_NONE, T_STRING, T_NUMBER, T_LITERAL, T_OBJECT, T_ARRAY
+} tok_kind;
 
 /* A value met in an object: its kind and bytes, to be looked at once the
  * object's other members are known (first occurrence of a name wins, as
@@ -800,13 +802,20 @@ static bool ops_stream(json_reader *r, void *ctx, tok *f, size_t unknown)
     return true;
 }
 
-/* Stream the ops in place once the id is known and nothing is wrong
- * before them; otherwise they are read after the object. */
+/* An object's array (ops, transactions, sessions) is read in place when
+ * what it needs before it (`needed`, the object's id) has come and nothing
+ * is wrong before it; otherwise it is read after the object. */
+static bool ready_after(const json_reader *r, const tok *needed,
+                        size_t unknown)
+{
+    return js_at(&r->c, '[') && needed->kind != T_NONE &&
+           (unknown == SIZE_MAX || r->mode != IP_STRICT);
+}
+
 static bool ops_ready(json_reader *r, void *ctx, tok *f, size_t unknown)
 {
     (void)ctx;
-    return js_at(&r->c, '[') && f[X_ID].kind != T_NONE &&
-           (unknown == SIZE_MAX || r->mode != IP_STRICT);
+    return ready_after(r, &f[X_ID], unknown);
 }
 
 static bool read_txn(json_reader *r, uint32_t session, where_ *w)
@@ -857,7 +866,8 @@ typedef struct session_ctx {
 
 static bool declare_session(json_reader *r, session_ctx *x, const tok *f)
 {
-    size_t mark = r->text.n, id = id_text(r, &f[S_ID], x->w, AT_SESSION, "id");
+    size_t mark = r->text.n;
+    size_t id = id_text(r, &f[S_ID], x->w, AT_SESSION, "id");
     if (id == SIZE_MAX)
         return false;
     x->session = ip_builder_session(r->b, r->text.p + id, r->err);
@@ -885,8 +895,7 @@ static bool txns_stream(json_reader *r, void *ctx, tok *f, size_t unknown)
 static bool txns_ready(json_reader *r, void *ctx, tok *f, size_t unknown)
 {
     (void)ctx;
-    return js_at(&r->c, '[') && f[S_ID].kind != T_NONE &&
-           (unknown == SIZE_MAX || r->mode != IP_STRICT);
+    return ready_after(r, &f[S_ID], unknown);
 }
 
 static bool read_session(json_reader *r, where_ *w)
@@ -969,9 +978,8 @@ static bool sessions_stream(json_reader *r, void *ctx, tok *f,
 static bool sessions_ready(json_reader *r, void *ctx, tok *f, size_t unknown)
 {
     (void)ctx;
-    return js_at(&r->c, '[') && f[R_VERSION].kind != T_NONE &&
-           f[R_INITIAL].kind != T_NONE &&
-           (unknown == SIZE_MAX || r->mode != IP_STRICT);
+    return f[R_VERSION].kind != T_NONE &&
+           ready_after(r, &f[R_INITIAL], unknown);
 }
 
 static bool read_root(json_reader *r)
