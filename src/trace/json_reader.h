@@ -1,0 +1,118 @@
+/*
+ * json_reader.h - the JSON trace reader's state and its token level, shared
+ * by json_members.c (values, members, texts, tool fields) and read_json.c
+ * (the document: trace, sessions, transactions, ops).  Internal to
+ * src/trace.
+ *
+ * Texts handed out are offsets into r->text, valid until it is reset (at
+ * each op); SIZE_MAX means failure, with r->err set, or r->syntax for bad
+ * JSON at r->c.i.  Functions returning bool return false the same way.
+ */
+#ifndef ISOPREDICT_JSON_READER_H
+#define ISOPREDICT_JSON_READER_H
+
+#include "json_scan.h"
+#include "trace.h"
+
+#include <stdint.h>
+
+/* The fields of each level (TRACE_FORMAT.md): those the model reads, then
+ * the tool fields it keeps without reading them.  Anything else is a typo
+ * or data for "meta": an input error, except in lenient mode. */
+typedef struct field_set {
+    const char *const *model, *const *tool;
+} field_set;
+
+typedef enum {
+    T_NONE, T_STRING, T_NUMBER, T_LITERAL, T_OBJECT, T_ARRAY
+} tok_kind;
+
+/* A value met in an object: its kind and bytes, to be looked at once the
+ * object's other members are known (first occurrence of a name wins, as
+ * with cJSON's lookups). */
+typedef struct tok {
+    tok_kind kind;
+    bool streamed;            /* an array read in place (read_members) */
+    size_t start, end;        /* the value's bytes [start, end) */
+    js_string str;            /* T_STRING: its content */
+} tok;
+
+/* A growable text buffer; texts are handed out as offsets, since the
+ * buffer moves when it grows. */
+typedef struct text_buf {
+    char *p;
+    size_t n, cap;
+} text_buf;
+
+typedef struct member {
+    js_string name;
+    size_t start, end;        /* value bytes */
+} member;
+
+typedef struct member_list {
+    member *m;
+    uint32_t n, cap;
+} member_list;
+
+/* Levels of the document, for r->extras. */
+enum { AT_TRACE, AT_SESSION, AT_TXN, AT_OP };
+
+typedef struct json_reader {
+    const char *path;
+    const char *data;
+    js_cursor c;
+    ip_builder *b;
+    ip_mode mode;
+    ip_error *err;
+    bool syntax;              /* failed on bad JSON at c.i */
+    text_buf text;            /* texts of the op at hand */
+    member_list extras[4];    /* tool fields: trace, session, txn, op */
+    size_t *cands;            /* text offsets of a read's candidates */
+    uint32_t n_cands, cap_cands;
+    uint32_t bad_cand;        /* index of the first bad candidate */
+} json_reader;
+
+/* jr_classify's answers besides a model field's index. */
+enum { TOOL = -1, UNKNOWN = -2, ERROR = -3 };
+
+/* Set "out of memory" / mark bad JSON at r->c.i; both return false. */
+bool jr_oom(json_reader *r);
+bool jr_bad_json(json_reader *r);
+/* "file: where: what" into r->err; returns false. */
+bool jr_type_error(json_reader *r, const char *where, const char *what);
+
+/* n bytes of s as a NUL-terminated text in r->text: its offset. */
+size_t jr_put_text(json_reader *r, const char *s, size_t n);
+/* The content of a string token as text (escapes decoded); offset into
+ * r->text, or SIZE_MAX (r->err or r->syntax set). */
+size_t jr_string_text(json_reader *r, const js_string *s);
+/* The JSON text of a scalar as the trace keeps it (cJSON's unformatted
+ * print: strings keep their quotes, so a value round-trips with its
+ * type); offset into r->text, or SIZE_MAX. */
+size_t jr_scalar_text(json_reader *r, const tok *v);
+/* The value at the cursor, checked and skipped, as a tok. */
+bool jr_take_value(json_reader *r, tok *v);
+/* Open the object at the cursor; false (not an object) leaves it there. */
+bool jr_open_object(json_reader *r);
+/* The next member's name, the cursor left at its value: 1; the object's
+ * end (consumed): 0; bad JSON: -1.  *first tracks the comma rule. */
+int jr_next_member(json_reader *r, bool *first, js_string *name);
+/* Open the array at the cursor for jr_next_element. */
+bool jr_open_array(json_reader *r);
+/* The next element, cursor at it: 1; the end (consumed): 0; bad: -1. */
+int jr_next_element(json_reader *r, bool *first);
+/* Classify a member of an object of field set fs: its index among the
+ * model's fields (>= 0), TOOL (kept in r->extras), UNKNOWN, or ERROR. */
+int jr_classify(json_reader *r, const field_set *fs, const js_string *n,
+                size_t *unknown_at);
+/* The error for the first unknown member (strict mode only). */
+bool jr_unknown_member(json_reader *r, const field_set *fs,
+                       const char *where, size_t name_at);
+/* Keep the tool fields collected at `level` with entity at/handle, as the
+ * compact JSON object cJSON prints (their bytes parsed by cJSON once). */
+bool jr_keep_extras(json_reader *r, int level, ip_extra_at at,
+                    uint32_t handle);
+/* Collect a tool field's value at `level`. */
+bool jr_add_extra(json_reader *r, int level, const js_string *name);
+
+#endif
