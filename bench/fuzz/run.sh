@@ -84,6 +84,7 @@ campaign() {   # campaign HARNESS: one libFuzzer run, its log in OUTDIR
     fuzz_levels)  runs=$LEVELS_RUNS len=128 ;;
     fuzz_predict) runs=$PREDICT_RUNS len=128 ;;
     esac
+    [ "$runs" = 0 ] && runs=-1     # libFuzzer: -runs=0 runs only the seeds
     t0=$(date +%s.%N)
     (cd "$out/$h/findings" &&
      "$BUILD/tests/fuzz/$h" -runs="$runs" -max_total_time="$SECONDS_MAX" \
