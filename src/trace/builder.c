@@ -217,6 +217,7 @@ static bool append_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
         from_kind = BLD_FROM_NONE, from = IP_NONE;
     b->txns[txn].last_op = b->n_ops;
     b->txns[txn].n_ops++;
+    b->n_writes += kind == IP_WRITE;
     b->ops[b->n_ops++] = (ip_op){
         .kind = (uint8_t)kind, .local = (uint8_t)from_kind, .key = key,
         .value = vsid, .from = from, .txn = txn, .line = line,

@@ -27,6 +27,7 @@ typedef struct finisher {
     vslot_t *vslots;          /* (key, value) -> its writes */
     uint32_t *vnext;          /* chains of write ops, in op order */
     uint32_t n_vslots;
+    uint32_t n_write_events;  /* counted by derive_events */
     void *block;              /* holds vslots and vnext, then the events */
     void *spare;              /* the builder's op array, once regrouped */
     size_t spare_bytes;
@@ -128,22 +129,6 @@ static bool group_ops(finisher *f)
     return true;
 }
 
-/* Mark each transaction's last write to every key it writes. */
-static void mark_last_writes(finisher *f)
-{
-    ip_trace *t = f->t;
-    for (uint32_t id = 1; id < t->n_txns; id++) {
-        const ip_txn *x = &t->txns[id];
-        for (uint32_t i = x->op_first + x->op_count; i-- > x->op_first;) {
-            ip_op *op = &t->ops[i];
-            if (op->kind == IP_WRITE && f->stamp[op->key] != id + 1) {
-                op->last = 1;
-                f->stamp[op->key] = id + 1;
-            }
-        }
-    }
-}
-
 /* ---- (key, value) index of writes --------------------------------------- */
 
 static uint32_t vhash(uint32_t key, uint32_t value, uint32_t mask)
@@ -194,14 +179,13 @@ static const void *writer_ahead(const finisher *f, uint32_t i, bool ops)
     return ops ? (const void *)&f->t->ops[w->op_first] : (const void *)w;
 }
 
+/* Mark each transaction's last write of every key it writes, and index
+ * the writes by (key, value). */
 static bool index_writes(finisher *f)
 {
     ip_trace *t = f->t;
-    uint32_t n_writes = 0;
-    for (uint32_t i = 0; i < t->n_ops; i++)
-        n_writes += t->ops[i].kind == IP_WRITE;
     uint32_t n = 1;
-    while (n < 2 * n_writes + 2)
+    while (n < 2 * f->b->n_writes + 2)
         n *= 2;
     f->n_vslots = n;
     /* One block serves the index while reads are resolved and then holds
@@ -222,9 +206,16 @@ static bool index_writes(finisher *f)
     f->vslots = f->block;
     f->vnext = (uint32_t *)(f->vslots + n);
     memset(f->vslots, 0xff, n * sizeof *f->vslots);   /* all IP_NONE */
+    /* backwards over the ops, so that chains come out in op order and a
+     * transaction's first write of a key met is its last (ops are grouped
+     * by transaction; stamp holds the last txn id + 1 met per key) */
     for (uint32_t i = t->n_ops; i-- > 0;) {
-        const ip_op *op = &t->ops[i];
+        ip_op *op = &t->ops[i];
         __builtin_prefetch(vslot_ahead(f, i - PREFETCH_AHEAD)); /* wraps */
+        if (op->kind == IP_WRITE && f->stamp[op->key] != op->txn + 1) {
+            op->last = 1;
+            f->stamp[op->key] = op->txn + 1;
+        }
         if (op->kind != IP_WRITE || op->value == IP_NONE)
             continue;
         vslot_t *s = vslot(f, op->key, op->value);
@@ -677,6 +668,7 @@ static bool derive_events(finisher *f)
         t->events[k] = (ip_event){.kind = IP_WRITE, .key = k, .txn = 0,
                                   .writer = IP_NONE, .op = IP_NONE};
     t->txns[0].ev_count = t->n_keys;
+    f->n_write_events = t->n_keys;
     if (t->n_ambiguous) {
         t->amb_event = malloc(t->n_ambiguous * sizeof *t->amb_event);
         if (!t->amb_event)
@@ -698,6 +690,7 @@ static bool derive_events(finisher *f)
                 continue;
             if (amb < t->n_ambiguous && t->amb_op[amb] == i)
                 t->amb_event[amb++] = e;
+            f->n_write_events += op->kind == IP_WRITE;
             t->events[e++] = (ip_event){
                 .kind = op->kind, .key = op->key, .txn = id,
                 .writer = op->kind == IP_READ ? op->from : IP_NONE,
@@ -737,9 +730,7 @@ static const void *writer_slot_ahead(const finisher *f, uint32_t i)
 static bool derive_key_sets(finisher *f)
 {
     ip_trace *t = f->t;
-    uint32_t n_w = 0;
-    for (uint32_t e = 0; e < t->n_events; e++)
-        n_w += t->events[e].kind == IP_WRITE;
+    uint32_t n_w = f->n_write_events;
     t->wkeys = ip_malloc_big(n_w * sizeof *t->wkeys);
     t->wkey_event = ip_malloc_big(n_w * sizeof *t->wkey_event);
     t->key_writer_first = calloc(t->n_keys + 1, sizeof(uint32_t));
@@ -824,7 +815,7 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
     f.stamp = calloc(nk, sizeof *f.stamp);
     f.slot = calloc(nk, sizeof *f.slot);
     bool ok = f.t && f.stamp && f.slot && number_txns(&f) && group_ops(&f) &&
-              adopt_strings(&f) && (mark_last_writes(&f), index_writes(&f)) &&
+              adopt_strings(&f) && index_writes(&f) &&
               resolve_reads(&f) &&
               derive_events(&f) && derive_key_sets(&f);
     if (!f.t || !f.stamp || !f.slot)
