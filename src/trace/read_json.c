@@ -499,7 +499,12 @@ static bool header(json_reader *r, const tok *f)
     }
     r->b = ip_builder_new(r->path, t == SIZE_MAX ? "init" : r->text.p + t,
                           r->mode);
-    return r->b ? true : jr_oom(r);
+    if (!r->b)
+        return jr_oom(r);
+    /* the smallest op, {"op":"read","key":"k"}, and transaction,
+     * {"id":"t","ops":[]}, bound how many the file can hold */
+    ip_builder_reserve(r->b, r->c.n / 24, r->c.n / 19);
+    return true;
 }
 
 static bool sessions_stream(json_reader *r, void *ctx, tok *f,

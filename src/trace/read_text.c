@@ -300,6 +300,7 @@ ip_trace *ip_read_isopredict_text(const char *path, const char *data,
         ip_fail(err, "out of memory");
         return NULL;
     }
+    ip_builder_reserve(r.b, len / 20, len / 20);  /* "WRITE KEY[k] Txn(1,1)" */
     bool ok = read_lines(&r, data, len);
     ip_idmap_free(&r.sessions);
     ip_idmap_free(&r.txns);
