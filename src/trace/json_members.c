@@ -222,13 +222,14 @@ bool jr_open_object(json_reader *r)
     return true;
 }
 
-/* The next member's name, the cursor left at its value: 1; the object's
- * end (consumed): 0; bad JSON: -1.  *first tracks the comma rule. */
-int jr_next_member(json_reader *r, bool *first, js_string *name)
+/* Step to the next item of the container at hand: 0 at its `close`
+ * (consumed), 1 at the item (after the comma, for all but the first),
+ * -1 on bad JSON. */
+static int next_item(json_reader *r, bool *first, char close)
 {
     js_cursor *c = &r->c;
     js_ws(c);
-    if (js_at(c, '}')) {
+    if (js_at(c, close)) {
         c->i++;
         return 0;
     }
@@ -239,6 +240,17 @@ int jr_next_member(json_reader *r, bool *first, js_string *name)
         js_ws(c);
     }
     *first = false;
+    return 1;
+}
+
+/* The next member's name, the cursor left at its value: 1; the object's
+ * end (consumed): 0; bad JSON: -1.  *first tracks the comma rule. */
+int jr_next_member(json_reader *r, bool *first, js_string *name)
+{
+    js_cursor *c = &r->c;
+    int k = next_item(r, first, '}');
+    if (k <= 0)
+        return k;
     if (!js_at(c, '"') || !js_scan_string(c, name))
         return jr_bad_json(r), -1;
     js_ws(c);
@@ -249,7 +261,7 @@ int jr_next_member(json_reader *r, bool *first, js_string *name)
     return 1;
 }
 
-/* Open the array at the cursor for next_element. */
+/* Open the array at the cursor for jr_next_element. */
 bool jr_open_array(json_reader *r)
 {
     if (!js_at(&r->c, '['))
@@ -261,20 +273,7 @@ bool jr_open_array(json_reader *r)
 /* The next element, cursor at it: 1; the end (consumed): 0; bad: -1. */
 int jr_next_element(json_reader *r, bool *first)
 {
-    js_cursor *c = &r->c;
-    js_ws(c);
-    if (js_at(c, ']')) {
-        c->i++;
-        return 0;
-    }
-    if (!*first) {
-        if (!js_at(c, ','))
-            return jr_bad_json(r), -1;
-        c->i++;
-        js_ws(c);
-    }
-    *first = false;
-    return 1;
+    return next_item(r, first, ']');
 }
 
 /* The member's name as text: its bytes when plain, else decoded into a
