@@ -156,10 +156,12 @@ static vslot_t *vslot(const finisher *f, uint32_t key, uint32_t value)
  * of effects to the compiler, and its calls would be dropped. */
 enum { PREFETCH_AHEAD = 16 };
 
-/* The slot op i (a read, or a write with a value) will probe. */
-static const void *vslot_ahead(const finisher *f, uint32_t i)
+/* The slot op i will probe when it is of `kind` (none for i out of range,
+ * wrapped below 0 included): the index pass inserts writes, the resolve
+ * pass looks reads up. */
+static const void *vslot_ahead(const finisher *f, uint32_t i, ip_op_kind kind)
 {
-    if (i >= f->t->n_ops)
+    if (i >= f->t->n_ops || f->t->ops[i].kind != kind)
         return f->vslots;
     const ip_op *op = &f->t->ops[i];
     uint32_t value = op->value == IP_NONE ? f->b->null_sid : op->value;
@@ -211,7 +213,7 @@ static bool index_writes(finisher *f)
      * by transaction; stamp holds the last txn id + 1 met per key) */
     for (uint32_t i = t->n_ops; i-- > 0;) {
         ip_op *op = &t->ops[i];
-        __builtin_prefetch(vslot_ahead(f, i - PREFETCH_AHEAD)); /* wraps */
+        __builtin_prefetch(vslot_ahead(f, i - PREFETCH_AHEAD, IP_WRITE));
         if (op->kind == IP_WRITE && f->stamp[op->key] != op->txn + 1) {
             op->last = 1;
             f->stamp[op->key] = op->txn + 1;
@@ -632,7 +634,7 @@ static bool resolve_reads(finisher *f)
                 writes_key[t->ops[i].key] = id + 1;
         for (uint32_t i = x->op_first; i < end; i++) {
             ip_op *op = &t->ops[i];
-            __builtin_prefetch(vslot_ahead(f, i + PREFETCH_AHEAD));
+            __builtin_prefetch(vslot_ahead(f, i + PREFETCH_AHEAD, IP_READ));
             __builtin_prefetch(writer_ahead(f, i + 2 * PREFETCH_AHEAD, false));
             __builtin_prefetch(writer_ahead(f, i + PREFETCH_AHEAD, true));
             if (op->kind == IP_WRITE) {
