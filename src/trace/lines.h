@@ -94,24 +94,12 @@ static inline size_t ip_u64_text(uint64_t v, char *buf)
     return n;
 }
 
-/* The JSON scalar text of an integer value read from a text format:
- * its decimal, or from 10^15 on the decimal as a JSON string.  JSON
- * readers hold numbers as doubles: beyond 2^53 digits are lost, and from
- * 10^15 cJSON prints them in exponent form ("1e+15"), so only strings
- * survive a trip through JSON unchanged.  buf needs 24 bytes. */
+/* Integer values from here on are kept as JSON strings (their decimal in
+ * quotes), smaller ones as JSON numbers (ip_builder_op_num).  JSON readers
+ * hold numbers as doubles: beyond 2^53 digits are lost, and from 10^15
+ * cJSON prints them in exponent form ("1e+15"), so only strings survive a
+ * trip through JSON unchanged. */
 #define IP_STRING_VALUES UINT64_C(1000000000000000)
-static inline const char *ip_value_text(uint64_t v, char buf[24])
-{
-    if (v < IP_STRING_VALUES) {
-        ip_u64_text(v, buf);
-        return buf;
-    }
-    buf[0] = '"';
-    size_t n = ip_u64_text(v, buf + 1);
-    buf[n + 1] = '"';
-    buf[n + 2] = '\0';
-    return buf;
-}
 
 /* A printable excerpt of [s, e) for messages: at most 60 bytes, control
  * and non-ASCII bytes shown as '?', so that garbage input cannot garble

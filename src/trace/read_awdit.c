@@ -13,7 +13,7 @@
  * transaction and txn 0 exists but nobody reads from it (the initial value
  * stays null, which no read of this format carries).  Reads are resolved
  * by the builder from (key, value).  Values from 10^15 on become JSON strings
- * (see ip_value_text in lines.h).
+ * (see IP_STRING_VALUES in lines.h).
  */
 #include "lines.h"
 #include "trace.h"

@@ -15,7 +15,7 @@
  *     kept to report reads of them, so one per session is enough and a
  *     file of many aborts does not multiply transactions;
  *   - keys and values keep their decimal text (leading zeros dropped;
- *     values from 10^15 on become JSON strings, see ip_value_text), the
+ *     values from 10^15 on become JSON strings, see IP_STRING_VALUES), the
  *     initial value of every key is 0 (txn 0), and every read is resolved
  *     by the builder from (key, value).
  *

@@ -336,8 +336,9 @@ bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
 
 /* Same, with key and value given as 64-bit integers (plume, awdit-test,
  * dbcop, Cobra): the key's text is its decimal, the value's its JSON
- * scalar text (from 10^15 on a JSON string, see ip_value_text).  A number
- * seen before costs one hash probe, never formatting or interning text.
+ * scalar text (from 10^15 on a JSON string: IP_STRING_VALUES, lines.h).
+ * A number seen before costs one probe, never formatting or interning
+ * text.
  * Numbers are uint64 unless ip_builder_signed_numbers was called: then
  * int64 in two's complement (Cobra's hashes). */
 bool ip_builder_op_num(ip_builder *b, uint32_t txn, ip_op_kind kind,
