@@ -189,12 +189,6 @@ void ip_builder_txn_status(ip_builder *b, uint32_t txn, ip_status status)
     b->txns[txn].status = (uint8_t)status;
 }
 
-uint32_t ip_builder_find_txn(const ip_builder *b, const char *name)
-{
-    uint32_t sid = ip_intern_find(&b->in, name, strlen(name));
-    return sid == IP_NONE || sid >= b->sid_cap ? IP_NONE : b->txn_of_sid[sid];
-}
-
 /* The index of the key whose text sid is ksid, added when new. */
 static uint32_t key_index(ip_builder *b, uint32_t ksid)
 {

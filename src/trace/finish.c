@@ -12,7 +12,7 @@
  * one committed last write, its transaction - what nearly every read
  * resolved by value needs, in the one cache line it probes. */
 typedef struct vslot_t {
-    uint32_t key, value;      /* value IP_NONE: empty slot */
+    uint32_t key, value;      /* value IP_NONE: empty slot; see BY_WRITER */
     uint32_t head;            /* first write op of the chain or IP_NONE */
     uint32_t only;            /* txn of the only write when it is a
                                  committed last write, else IP_NONE */
@@ -131,6 +131,13 @@ static bool group_ops(finisher *f)
 
 /* ---- (key, value) index of writes --------------------------------------- */
 
+/* A write without a value (isopredict-text, JSON without "value") cannot
+ * be found by value; its transaction's last write of the key is indexed
+ * under (key, BY_WRITER | txn) instead, so that a read naming that writer
+ * is resolved by one probe too.  Value ids are string ids, below this bit
+ * (finish refuses more strings, see index_writes). */
+#define BY_WRITER 0x80000000u
+
 static uint32_t vhash(uint32_t key, uint32_t value, uint32_t mask)
 {
     uint64_t h = ((uint64_t)key << 32 | value) * 0x9E3779B97F4A7C15ull;
@@ -164,7 +171,13 @@ static const void *vslot_ahead(const finisher *f, uint32_t i, ip_op_kind kind)
     if (i >= f->t->n_ops || f->t->ops[i].kind != kind)
         return f->vslots;
     const ip_op *op = &f->t->ops[i];
-    uint32_t value = op->value == IP_NONE ? f->b->null_sid : op->value;
+    uint32_t value = op->value;
+    if (value == IP_NONE && kind == IP_WRITE)
+        value = BY_WRITER | op->txn;
+    else if (value == IP_NONE && op->local == BLD_FROM_HANDLE)
+        value = BY_WRITER | f->final_of[op->from];
+    else if (value == IP_NONE)
+        value = f->b->null_sid;
     return &f->vslots[vhash(op->key, value, f->n_vslots - 1)];
 }
 
@@ -186,6 +199,8 @@ static const void *writer_ahead(const finisher *f, uint32_t i, bool ops)
 static bool index_writes(finisher *f)
 {
     ip_trace *t = f->t;
+    if (t->n_strings >= BY_WRITER || t->n_txns >= BY_WRITER)
+        return fail_oom(f);   /* ids this large do not fit in memory */
     uint32_t n = 1;
     while (n < 2 * f->b->n_writes + 2)
         n *= 2;
@@ -218,12 +233,14 @@ static bool index_writes(finisher *f)
             op->last = 1;
             f->stamp[op->key] = op->txn + 1;
         }
-        if (op->kind != IP_WRITE || op->value == IP_NONE)
+        if (op->kind != IP_WRITE || (op->value == IP_NONE && !op->last))
             continue;
-        vslot_t *s = vslot(f, op->key, op->value);
+        uint32_t value = op->value == IP_NONE ? BY_WRITER | op->txn
+                                              : op->value;
+        vslot_t *s = vslot(f, op->key, value);
         bool first = s->value == IP_NONE;
         f->vnext[i] = first ? IP_NONE : s->head;
-        *s = (vslot_t){.key = op->key, .value = op->value, .head = i,
+        *s = (vslot_t){.key = op->key, .value = value, .head = i,
                        .only = first && op->last && ip_committed(t, op->txn)
                                    ? op->txn : IP_NONE};
     }
@@ -608,8 +625,9 @@ static bool resolve_read(finisher *f, const read_ctx *r)
     }
     if (w == IP_NONE)
         return resolve_by_value(f, r);
-    if (r->own_before == IP_NONE && op->value != IP_NONE && w != op->txn &&
-        vslot(f, op->key, op->value)->only == w) {
+    uint32_t value = op->value == IP_NONE ? BY_WRITER | w : op->value;
+    if (r->own_before == IP_NONE && w != op->txn &&
+        vslot(f, op->key, value)->only == w) {
         op->from = w;             /* fast path: w's committed last write */
         return true;
     }

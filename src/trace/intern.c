@@ -101,13 +101,6 @@ static int grow_slots(ip_intern *in)
     return 1;
 }
 
-uint32_t ip_intern_find(const ip_intern *in, const char *s, size_t len)
-{
-    uint32_t id = find_slot(in, s, len, hash_bytes(s, len),
-                            prefix_of(s, len))->id;
-    return id ? id - 1 : IP_NONE;
-}
-
 uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len)
 {
     uint32_t hash = hash_bytes(s, len);

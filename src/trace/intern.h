@@ -34,7 +34,6 @@ typedef struct ip_intern {
 /* All return false / IP_NONE only when out of memory. */
 int ip_intern_init(ip_intern *in);
 uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len);
-uint32_t ip_intern_find(const ip_intern *in, const char *s, size_t len);
 void ip_intern_free(ip_intern *in);
 void ip_arena_free(ip_arena_block *a);
 

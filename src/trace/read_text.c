@@ -144,12 +144,16 @@ static bool parse_line(cursor *c, text_line *l)
     return true;
 }
 
-/* Reader state: the builder, a session map and reusable name buffers. */
+/* Reader state: the builder, a session map and reusable name buffers.
+ * Transactions are found by number within their session: i counts up
+ * from 0 or 1 in each session, so every session's map is a direct array
+ * (one map keyed by (s, i) together would hash, and miss the cache). */
 typedef struct text_reader {
     const char *path;
     ip_builder *b;
     ip_idmap sessions;        /* session number -> builder session */
-    ip_idmap txns;            /* txn_key(s, i) -> builder handle */
+    ip_idmap *txns;           /* per builder session: i -> builder handle */
+    uint32_t n_txn_maps;
     txn_ref last;             /* the previous line's owner ... */
     uint32_t last_h;          /* ... and its handle, or IP_NONE */
     char *key;                /* key text of the current line */
@@ -192,24 +196,39 @@ static bool key_text(text_reader *r, const text_line *l)
     return true;
 }
 
-/* Txn(s, i) as one number for the handle map, or UINT64_MAX when s or i
- * does not fit in 32 bits (then the builder finds it by name). */
-static uint64_t txn_key(txn_ref t)
-{
-    return t.s >> 32 || t.i >> 32 ? UINT64_MAX : t.s << 32 | t.i;
-}
-
 /* The handle of a declared transaction, or IP_NONE. */
 static uint32_t known_txn(const text_reader *r, txn_ref t)
 {
     if (t.s == 0 && t.i == 0)
         return IP_INIT_TXN;
-    uint64_t k = txn_key(t);
-    if (k != UINT64_MAX)
-        return ip_idmap_get(&r->txns, k);
-    char name[48];
-    txn_name(t, name);
-    return ip_builder_find_txn(r->b, name);
+    uint32_t s = ip_idmap_get(&r->sessions, t.s);
+    return s == IP_NONE ? IP_NONE : ip_idmap_get(&r->txns[s], t.i);
+}
+
+/* The builder session of session number s, declared on first sight. */
+static uint32_t session_handle(text_reader *r, uint64_t s)
+{
+    uint32_t h = ip_idmap_get(&r->sessions, s);
+    if (h != IP_NONE)
+        return h;
+    char sname[24];
+    ip_u64_text(s, sname);
+    h = ip_builder_session(r->b, sname, r->err);
+    if (h == IP_NONE)
+        return IP_NONE;
+    if (h >= r->n_txn_maps) {
+        uint32_t n = r->n_txn_maps ? 2 * r->n_txn_maps : 16;
+        ip_idmap *m = realloc(r->txns, n * sizeof *m);
+        if (!m)
+            return ip_fail(r->err, "out of memory"), IP_NONE;
+        for (uint32_t i = r->n_txn_maps; i < n; i++)
+            m[i] = (ip_idmap){0};
+        r->txns = m;
+        r->n_txn_maps = n;
+    }
+    if (!ip_idmap_put(&r->sessions, s, h))
+        return ip_fail(r->err, "out of memory"), IP_NONE;
+    return h;
 }
 
 /* The builder handle of the owner, declaring session and txn on first
@@ -225,19 +244,11 @@ static uint32_t owner_handle(text_reader *r, txn_ref o, uint32_t line)
     }
     char name[48];
     txn_name(o, name);
-    uint32_t s = ip_idmap_get(&r->sessions, o.s);
-    if (s == IP_NONE) {
-        char sname[24];
-        ip_u64_text(o.s, sname);
-        s = ip_builder_session(r->b, sname, r->err);
-        if (s == IP_NONE)
-            return IP_NONE;
-        if (!ip_idmap_put(&r->sessions, o.s, s))
-            return ip_fail(r->err, "out of memory"), IP_NONE;
-    }
+    uint32_t s = session_handle(r, o.s);
+    if (s == IP_NONE)
+        return IP_NONE;
     h = ip_builder_txn(r->b, s, name, IP_COMMITTED, line, r->err);
-    if (h != IP_NONE && txn_key(o) != UINT64_MAX &&
-        !ip_idmap_put(&r->txns, txn_key(o), h))
+    if (h != IP_NONE && !ip_idmap_put(&r->txns[s], o.i, h))
         return ip_fail(r->err, "out of memory"), IP_NONE;
     r->last = o;
     return r->last_h = h;
@@ -303,7 +314,9 @@ ip_trace *ip_read_isopredict_text(const char *path, const char *data,
     ip_builder_reserve(r.b, len / 20, len / 20);  /* "WRITE KEY[k] Txn(1,1)" */
     bool ok = read_lines(&r, data, len);
     ip_idmap_free(&r.sessions);
-    ip_idmap_free(&r.txns);
+    for (uint32_t i = 0; i < r.n_txn_maps; i++)
+        ip_idmap_free(&r.txns[i]);
+    free(r.txns);
     free(r.key);
     if (!ok) {
         ip_builder_free(r.b);

@@ -304,11 +304,6 @@ uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
  * transaction's ops). */
 void ip_builder_txn_status(ip_builder *b, uint32_t txn, ip_status status);
 
-/* Look up a declared transaction by name: its handle, IP_INIT_TXN for the
- * initial transaction's name, or IP_NONE.  For text formats that declare
- * lazily. */
-uint32_t ip_builder_find_txn(const ip_builder *b, const char *name);
-
 /* Add an op to a declared transaction.  `value` is JSON scalar text or
  * NULL.  For reads, `from` names the writer transaction (may be the initial
  * name, or the reading txn itself for a local read), or is NULL to resolve
