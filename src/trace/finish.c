@@ -27,7 +27,6 @@ typedef struct finisher {
     vslot_t *vslots;          /* (key, value) -> its writes */
     uint32_t *vnext;          /* chains of write ops, in op order */
     uint32_t n_vslots;
-    uint32_t n_write_events;  /* counted by derive_events */
     void *block;              /* holds vslots and vnext, then the events */
     void *spare;              /* the builder's op array, once regrouped */
     size_t spare_bytes;
@@ -676,52 +675,6 @@ static bool resolve_reads(finisher *f)
 
 /* ---- events, writer lists, key sets ------------------------------------ */
 
-static bool derive_events(finisher *f)
-{
-    ip_trace *t = f->t;
-    t->events = f->block;         /* room for n_keys + n_ops events */
-    f->block = NULL;
-    f->vslots = NULL;
-    f->vnext = NULL;
-    t->txns[0].ev_first = 0;
-    for (uint32_t k = 0; k < t->n_keys; k++)
-        t->events[k] = (ip_event){.kind = IP_WRITE, .key = k, .txn = 0,
-                                  .writer = IP_NONE, .op = IP_NONE};
-    t->txns[0].ev_count = t->n_keys;
-    f->n_write_events = t->n_keys;
-    if (t->n_ambiguous) {
-        t->amb_event = malloc(t->n_ambiguous * sizeof *t->amb_event);
-        if (!t->amb_event)
-            return fail_oom(f);
-        t->amb_first[t->n_ambiguous] = f->n_amb_writer;
-    }
-    uint32_t e = t->n_keys, amb = 0;
-    for (uint32_t id = 1; id < t->n_txns; id++) {
-        ip_txn *x = &t->txns[id];
-        ip_session *s = &t->sessions[x->session];
-        x->ev_first = e;
-        if (x->status != IP_COMMITTED)
-            continue;
-        for (uint32_t i = x->op_first; i < x->op_first + x->op_count; i++) {
-            const ip_op *op = &t->ops[i];
-            bool is_event = op->kind == IP_WRITE
-                                ? op->last : !op->local && !f->anomalous[i];
-            if (!is_event)
-                continue;
-            if (amb < t->n_ambiguous && t->amb_op[amb] == i)
-                t->amb_event[amb++] = e;
-            f->n_write_events += op->kind == IP_WRITE;
-            t->events[e++] = (ip_event){
-                .kind = op->kind, .key = op->key, .txn = id,
-                .writer = op->kind == IP_READ ? op->from : IP_NONE,
-                .op = i, .pos = s->ev_count++};
-        }
-        x->ev_count = e - x->ev_first;
-    }
-    t->n_events = e;
-    return true;
-}
-
 /* Sort a transaction's written keys: mostly a handful, where insertion
  * sort beats qsort's calls through a pointer. */
 static void sort_keys(uint32_t *k, uint32_t n)
@@ -738,6 +691,93 @@ static void sort_keys(uint32_t *k, uint32_t n)
     }
 }
 
+/* Room for the key sets: at most one write event per key of txn 0 and
+ * per write op (untouched room costs address space only). */
+static bool alloc_key_sets(finisher *f)
+{
+    ip_trace *t = f->t;
+    size_t n_w = (size_t)t->n_keys + f->b->n_writes;
+    t->wkeys = ip_malloc_big(n_w * sizeof *t->wkeys);
+    t->wkey_event = ip_malloc_big(n_w * sizeof *t->wkey_event);
+    t->key_writer_first = calloc(t->n_keys + 1, sizeof(uint32_t));
+    t->key_writer = ip_malloc_big(n_w * sizeof(uint32_t));
+    t->key_writer_event = ip_malloc_big(n_w * sizeof(uint32_t));
+    return (t->wkeys && t->wkey_event && t->key_writer_first &&
+            t->key_writer && t->key_writer_event) || fail_oom(f);
+}
+
+/* Transaction x's written keys, from its events just derived: sorted,
+ * with their events, and counted per key for the writer lists. */
+static void add_key_set(finisher *f, ip_txn *x)
+{
+    ip_trace *t = f->t;
+    uint32_t w = t->n_wkeys;
+    x->wkey_first = w;
+    for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
+        if (t->events[e].kind == IP_WRITE) {
+            t->wkeys[w++] = t->events[e].key;
+            f->slot[t->events[e].key] = e;
+            t->key_writer_first[t->events[e].key + 1]++;
+        }
+    x->wkey_count = w - x->wkey_first;
+    sort_keys(t->wkeys + x->wkey_first, x->wkey_count);
+    for (uint32_t i = x->wkey_first; i < w; i++)
+        t->wkey_event[i] = f->slot[t->wkeys[i]];
+    t->n_wkeys = w;
+}
+
+/* Events of committed transactions (reads that are anomalous, ambiguous
+ * or of the txn's own writes excepted), and with each transaction's
+ * events its key set, while they are in cache. */
+static bool derive_events(finisher *f)
+{
+    ip_trace *t = f->t;
+    t->events = f->block;         /* room for n_keys + n_ops events */
+    f->block = NULL;
+    f->vslots = NULL;
+    f->vnext = NULL;
+    if (!alloc_key_sets(f))
+        return false;
+    t->txns[0].ev_first = 0;
+    for (uint32_t k = 0; k < t->n_keys; k++)
+        t->events[k] = (ip_event){.kind = IP_WRITE, .key = k, .txn = 0,
+                                  .writer = IP_NONE, .op = IP_NONE};
+    t->txns[0].ev_count = t->n_keys;
+    add_key_set(f, &t->txns[0]);
+    if (t->n_ambiguous) {
+        t->amb_event = malloc(t->n_ambiguous * sizeof *t->amb_event);
+        if (!t->amb_event)
+            return fail_oom(f);
+        t->amb_first[t->n_ambiguous] = f->n_amb_writer;
+    }
+    uint32_t e = t->n_keys, amb = 0;
+    for (uint32_t id = 1; id < t->n_txns; id++) {
+        ip_txn *x = &t->txns[id];
+        ip_session *s = &t->sessions[x->session];
+        x->ev_first = e;
+        x->wkey_first = t->n_wkeys;
+        if (x->status != IP_COMMITTED)
+            continue;
+        for (uint32_t i = x->op_first; i < x->op_first + x->op_count; i++) {
+            const ip_op *op = &t->ops[i];
+            bool is_event = op->kind == IP_WRITE
+                                ? op->last : !op->local && !f->anomalous[i];
+            if (!is_event)
+                continue;
+            if (amb < t->n_ambiguous && t->amb_op[amb] == i)
+                t->amb_event[amb++] = e;
+            t->events[e++] = (ip_event){
+                .kind = op->kind, .key = op->key, .txn = id,
+                .writer = op->kind == IP_READ ? op->from : IP_NONE,
+                .op = i, .pos = s->ev_count++};
+        }
+        x->ev_count = e - x->ev_first;
+        add_key_set(f, x);
+    }
+    t->n_events = e;
+    return true;
+}
+
 /* Where the writer list entry of the i-th written key will go (about:
  * the writers before it may move it on), for a prefetch. */
 static const void *writer_slot_ahead(const finisher *f, uint32_t i)
@@ -747,35 +787,10 @@ static const void *writer_slot_ahead(const finisher *f, uint32_t i)
                           : (const void *)t;
 }
 
-static bool derive_key_sets(finisher *f)
+/* Each key's writers, in transaction order. */
+static bool derive_writer_lists(finisher *f)
 {
     ip_trace *t = f->t;
-    uint32_t n_w = f->n_write_events;
-    t->wkeys = ip_malloc_big(n_w * sizeof *t->wkeys);
-    t->wkey_event = ip_malloc_big(n_w * sizeof *t->wkey_event);
-    t->key_writer_first = calloc(t->n_keys + 1, sizeof(uint32_t));
-    t->key_writer = ip_malloc_big(n_w * sizeof(uint32_t));
-    t->key_writer_event = ip_malloc_big(n_w * sizeof(uint32_t));
-    if (!t->wkeys || !t->wkey_event || !t->key_writer_first ||
-        !t->key_writer || !t->key_writer_event)
-        return fail_oom(f);
-    uint32_t w = 0;
-    for (uint32_t id = 0; id < t->n_txns; id++) {
-        ip_txn *x = &t->txns[id];
-        x->wkey_first = w;
-        for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
-            if (t->events[e].kind == IP_WRITE) {
-                t->wkeys[w] = t->events[e].key;
-                f->slot[t->events[e].key] = e;
-                w++;
-                t->key_writer_first[t->events[e].key + 1]++;
-            }
-        x->wkey_count = w - x->wkey_first;
-        sort_keys(t->wkeys + x->wkey_first, x->wkey_count);
-        for (uint32_t i = x->wkey_first; i < w; i++)
-            t->wkey_event[i] = f->slot[t->wkeys[i]];
-    }
-    t->n_wkeys = w;
     for (uint32_t k = 0; k < t->n_keys; k++)
         t->key_writer_first[k + 1] += t->key_writer_first[k];
     memcpy(f->stamp, t->key_writer_first, t->n_keys * sizeof *f->stamp);
@@ -837,7 +852,7 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
     bool ok = f.t && f.stamp && f.slot && number_txns(&f) && group_ops(&f) &&
               adopt_strings(&f) && index_writes(&f) &&
               resolve_reads(&f) &&
-              derive_events(&f) && derive_key_sets(&f);
+              derive_events(&f) && derive_writer_lists(&f);
     if (!f.t || !f.stamp || !f.slot)
         ip_fail(err, "out of memory");
     free(f.final_of);
