@@ -59,6 +59,7 @@ void ip_builder_free(ip_builder *b)
     free(b->key_sid);
     ip_idmap_free(&b->num_keys);
     ip_idmap_free(&b->num_values);
+    ip_idmap_free(&b->num_names);
     free(b);
 }
 
@@ -150,29 +151,37 @@ uint32_t ip_builder_session(ip_builder *b, const char *name, ip_error *err)
     return b->n_sessions++;
 }
 
+/* Where a transaction is declared, for a message: ":line" or ":
+ * sessions[S].transactions[T].id". */
+static const char *txn_where(const ip_builder *b, uint32_t session,
+                             uint32_t line, char where[64])
+{
+    if (line)
+        snprintf(where, 64, "%u", line);
+    else
+        snprintf(where, 64, " sessions[%u].transactions[%u].id", session,
+                 b->sessions[session].n_txns);
+    return where;
+}
+
 uint32_t ip_builder_txn(ip_builder *b, uint32_t session, const char *name,
                         ip_status status, uint32_t line, ip_error *err)
 {
     pending_session *s = &b->sessions[session];
     char where[64];
-    if (line)
-        snprintf(where, sizeof where, "%u", line);
-    else
-        snprintf(where, sizeof where, " sessions[%u].transactions[%u].id",
-                 session, s->n_txns);
     if (!name || !*name)
-        return ip_fail(err, "%s:%s: empty transaction id", b->file, where),
-               IP_NONE;
-    uint32_t sid = bld_intern(b, name);
+        return ip_fail(err, "%s:%s: empty transaction id", b->file,
+                       txn_where(b, session, line, where)), IP_NONE;
+    uint32_t sid = bld_intern_name(b, name);
     if (sid == IP_NONE)
         return oom(err);
     if (sid == b->initial_sid)
         return ip_fail(err, "%s:%s: transaction '%s' is the initial "
-                       "transaction and may not be declared", b->file, where,
-                       name), IP_NONE;
+                       "transaction and may not be declared", b->file,
+                       txn_where(b, session, line, where), name), IP_NONE;
     if (b->txn_of_sid[sid] != IP_NONE)
         return ip_fail(err, "%s:%s: duplicate transaction id '%s'", b->file,
-                       where, name), IP_NONE;
+                       txn_where(b, session, line, where), name), IP_NONE;
     if (!BLD_GROW(b->txns, b->n_txns, b->cap_txns))
         return oom(err);
     b->txns[b->n_txns] = (pending_txn){
@@ -270,6 +279,54 @@ static bool decimal(const char *s, uint64_t below, uint64_t *n)
     return i > 0 && s[i] == '\0' && v < below;
 }
 
+/* Transaction names of generated traces are a common prefix and a count
+ * ("t0", "t1", ...); a read names its writer by one.  Such names are
+ * found by their number in a direct array instead of by hashing the text
+ * into the string table, which is large and misses the cache.  The
+ * prefix is that of the first such name (up to 7 bytes, not ending in a
+ * digit); the number must be written canonically, so that each name has
+ * one number.  Same sids as bld_intern: a name is interned once. */
+static bool numbered_name(const ip_builder *b, const char *s, uint64_t *n)
+{
+    size_t p = 0;
+    while (s[p] && b->name_prefix[p] && s[p] == b->name_prefix[p])
+        p++;
+    if (b->name_prefix[p] || !s[p])
+        return false;
+    return decimal(s + p, UINT64_MAX / 2, n);
+}
+
+/* Take the prefix of the first name that is prefix + number. */
+static void learn_name_prefix(ip_builder *b, const char *s)
+{
+    size_t p = 0;
+    while (s[p] && (s[p] < '0' || s[p] > '9'))
+        p++;
+    if (p == 0 || p >= sizeof b->name_prefix || !s[p])
+        return;
+    for (size_t i = p; s[i]; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return;
+    memcpy(b->name_prefix, s, p);
+    b->name_prefix[p] = '\0';
+}
+
+uint32_t bld_intern_name(ip_builder *b, const char *s)
+{
+    uint64_t n;
+    if (!b->name_prefix[0])
+        learn_name_prefix(b, s);
+    if (!b->name_prefix[0] || !numbered_name(b, s, &n))
+        return bld_intern(b, s);
+    uint32_t sid = ip_idmap_get(&b->num_names, n);
+    if (sid != IP_NONE)
+        return sid;
+    sid = bld_intern(b, s);
+    if (sid == IP_NONE || !ip_idmap_put(&b->num_names, n, sid))
+        return IP_NONE;
+    return sid;
+}
+
 static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, const char *value, bld_from from_kind,
                    uint32_t from, uint32_t line, ip_error *err)
@@ -298,7 +355,8 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    uint32_t line, ip_error *err)
 {
     uint32_t from_sid = IP_NONE;
-    if (kind == IP_READ && from && (from_sid = bld_intern(b, from)) == IP_NONE)
+    if (kind == IP_READ && from &&
+        (from_sid = bld_intern_name(b, from)) == IP_NONE)
         return oom(err), false;
     return add_op(b, txn, kind, key, value, BLD_FROM_SID, from_sid, line,
                   err);

@@ -52,6 +52,8 @@ struct ip_builder {
     bool signed_numbers;      /* ip_builder_op_num's numbers are int64 */
     ip_idmap num_keys;        /* number -> key index */
     ip_idmap num_values;      /* number -> value sid */
+    ip_idmap num_names;       /* n -> sid of name_prefix + decimal n */
+    char name_prefix[8];      /* NUL-terminated; "" until the first */
 };
 
 /* Room for one more element in arr (n used of cap); false when out of
@@ -62,6 +64,8 @@ struct ip_builder {
 bool bld_sync_sid_maps(ip_builder *b);
 /* The sid of s, added when new; IP_NONE when out of memory. */
 uint32_t bld_intern(ip_builder *b, const char *s);
+/* The same for a transaction name (see name_sid in builder.c). */
+uint32_t bld_intern_name(ip_builder *b, const char *s);
 /* Where final op i of trace t is, for a message: "file:line" or a JSON
  * path, then .field. */
 void bld_locate(const ip_builder *b, const ip_trace *t, uint32_t i,

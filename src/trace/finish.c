@@ -154,8 +154,8 @@ static vslot_t *vslot(const finisher *f, uint32_t key, uint32_t value)
     }
 }
 
-/* Prefetching.  Probes of the (key, value) index and a named writer's ops
- * go to random places of large arrays and miss the cache; started some
+/* Prefetching.  Probes of the (key, value) index go to random places of
+ * a large array and miss the cache; started some
  * ops ahead, their loads overlap instead of queueing.  The helpers return
  * the address to load (something harmless when there is none) and the
  * caller prefetches it: a function that only prefetched would look free
@@ -173,24 +173,14 @@ static const void *vslot_ahead(const finisher *f, uint32_t i, ip_op_kind kind)
     uint32_t value = op->value;
     if (value == IP_NONE && kind == IP_WRITE)
         value = BY_WRITER | op->txn;
+    else if (value == IP_NONE && op->local == BLD_FROM_HANDLE &&
+             op->from == IP_INIT_TXN)
+        return f->vslots;         /* resolved without a probe */
     else if (value == IP_NONE && op->local == BLD_FROM_HANDLE)
         value = BY_WRITER | f->final_of[op->from];
     else if (value == IP_NONE)
         value = f->b->null_sid;
     return &f->vslots[vhash(op->key, value, f->n_vslots - 1)];
-}
-
-/* For a read of op i that names its writer: the writer's txn record, or
- * (with ops, later, when the record is in cache) its first op. */
-static const void *writer_ahead(const finisher *f, uint32_t i, bool ops)
-{
-    if (i >= f->t->n_ops)
-        return f->t;
-    const ip_op *op = &f->t->ops[i];
-    if (op->kind != IP_READ || op->local != BLD_FROM_HANDLE)
-        return f->t;
-    const ip_txn *w = &f->t->txns[f->final_of[op->from]];
-    return ops ? (const void *)&f->t->ops[w->op_first] : (const void *)w;
 }
 
 /* Mark each transaction's last write of every key it writes, and index
@@ -625,7 +615,7 @@ static bool resolve_read(finisher *f, const read_ctx *r)
     if (w == IP_NONE)
         return resolve_by_value(f, r);
     uint32_t value = op->value == IP_NONE ? BY_WRITER | w : op->value;
-    if (r->own_before == IP_NONE && w != op->txn &&
+    if (r->own_before == IP_NONE && w != op->txn && w != IP_INIT_TXN &&
         vslot(f, op->key, value)->only == w) {
         op->from = w;             /* fast path: w's committed last write */
         return true;
@@ -652,8 +642,6 @@ static bool resolve_reads(finisher *f)
         for (uint32_t i = x->op_first; i < end; i++) {
             ip_op *op = &t->ops[i];
             __builtin_prefetch(vslot_ahead(f, i + PREFETCH_AHEAD, IP_READ));
-            __builtin_prefetch(writer_ahead(f, i + 2 * PREFETCH_AHEAD, false));
-            __builtin_prefetch(writer_ahead(f, i + PREFETCH_AHEAD, true));
             if (op->kind == IP_WRITE) {
                 seen[op->key] = id + 1;
                 f->slot[op->key] = i;

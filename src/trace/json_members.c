@@ -143,9 +143,7 @@ size_t jr_string_text(json_reader *r, const js_string *s)
     return at;
 }
 
-/* Is the number at [s, e) one that cJSON prints as it is written: an
- * integer of at most 15 digits, not -0? */
-static bool plain_integer(const char *s, const char *e)
+bool jr_plain_integer(const char *s, const char *e)
 {
     if (s < e && *s == '-')
         s++;
@@ -167,7 +165,7 @@ size_t jr_scalar_text(json_reader *r, const tok *v)
     const char *s = r->data + v->start, *e = r->data + v->end;
     bool verbatim = v->kind == T_LITERAL ||
                     (v->kind == T_STRING && !v->str.escaped) ||
-                    (v->kind == T_NUMBER && plain_integer(s, e));
+                    (v->kind == T_NUMBER && jr_plain_integer(s, e));
     if (verbatim) {
         size_t at = jr_put_text(r, s, (size_t)(e - s));
         return at == SIZE_MAX ? (jr_oom(r), at) : at;

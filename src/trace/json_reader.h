@@ -1,7 +1,8 @@
 /*
  * json_reader.h - the JSON trace reader's state and its token level, shared
- * by json_members.c (values, members, texts, tool fields) and read_json.c
- * (the document: trace, sessions, transactions, ops).  Internal to
+ * by json_members.c (values, members, texts, tool fields), json_fast.c
+ * (the plain op) and read_json.c (the document: trace, sessions,
+ * transactions, ops).  Internal to
  * src/trace.
  *
  * Texts handed out are offsets into r->text, valid until it is reset (at
@@ -90,6 +91,9 @@ size_t jr_string_text(json_reader *r, const js_string *s);
  * print: strings keep their quotes, so a value round-trips with its
  * type); offset into r->text, or SIZE_MAX. */
 size_t jr_scalar_text(json_reader *r, const tok *v);
+/* Is the number at [s, e) one that cJSON prints as it is written: an
+ * integer of at most 15 digits, not -0? */
+bool jr_plain_integer(const char *s, const char *e);
 /* The value at the cursor, checked and skipped, as a tok. */
 bool jr_take_value(json_reader *r, tok *v);
 /* Open the object at the cursor; false (not an object) leaves it there. */
@@ -114,5 +118,12 @@ bool jr_keep_extras(json_reader *r, int level, ip_extra_at at,
                     uint32_t handle);
 /* Collect a tool field's value at `level`. */
 bool jr_add_extra(json_reader *r, int level, const js_string *name);
+
+/* json_fast.c: the op object at the cursor, when it is plain (only op,
+ * key, value and from; plain strings and integers; nothing the general
+ * reader would refuse), added to txn: 1, cursor after it; not plain: 0,
+ * cursor unmoved, for the general reader; -1 when the builder failed
+ * (r->err set). */
+int jr_plain_op(json_reader *r, uint32_t txn);
 
 #endif

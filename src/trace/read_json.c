@@ -340,7 +340,8 @@ static bool ops_stream(json_reader *r, void *ctx, tok *f, size_t unknown)
     x->w->o = 0;
     for (int e; (e = jr_next_element(r, &first)) != 0; x->w->o++) {
         r->c.depth = 6;
-        if (e < 0 || !read_op(r, x->txn, x->w))
+        int plain = e < 0 ? -1 : jr_plain_op(r, x->txn);
+        if (plain < 0 || (plain == 0 && !read_op(r, x->txn, x->w)))
             return false;
     }
     return true;

@@ -27,5 +27,6 @@ void add_output_tests(CU_pSuite s);
 void add_binary_tests(void);
 void add_idmap_tests(CU_pSuite s);
 void add_json_order_tests(CU_pSuite s);
+void add_json_plain_tests(CU_pSuite s);
 
 #endif

@@ -1,0 +1,183 @@
+/*
+ * json_fast.c - the plain op object, read in one pass.
+ *
+ * Nearly every op of a real trace looks the same: "op", "key", "value"
+ * and "from" in some order, strings without escapes, small integers.
+ * jr_plain_op reads such an object straight from the bytes and hands it
+ * to the builder; anything else - another member, a repeated one, an
+ * escape, a list of candidates, a number cJSON would print differently,
+ * anything wrong at all - leaves the cursor where it was and the general
+ * reader (read_op in read_json.c) reads the object and says what is
+ * wrong.  So this file decides nothing the general reader does not: it
+ * only skips its bookkeeping (member lists, copies of every text).
+ */
+#include "json_reader.h"
+
+#include <string.h>
+
+enum { PLAIN_MAX = 64 };      /* longest text taken here; longer: general */
+
+/* A value's bytes: a string's content, or a number's or literal's text. */
+typedef struct span {
+    const char *s;
+    size_t n;
+    bool string;
+} span;
+
+static size_t skip_ws(const char *p, size_t i, size_t n)
+{
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\t' ||
+                     p[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* The string at p[*i] (its opening quote) when it is plain: no escape, no
+ * control byte, at most PLAIN_MAX bytes. */
+static bool plain_string(const char *p, size_t *i, size_t n, span *out)
+{
+    size_t j = *i + 1, end = j + PLAIN_MAX + 1 < n ? j + PLAIN_MAX + 1 : n;
+    for (; j < end; j++) {
+        unsigned char c = (unsigned char)p[j];
+        if (c == '"') {
+            *out = (span){.s = p + *i + 1, .n = j - *i - 1, .string = true};
+            *i = j + 1;
+            return true;
+        }
+        if (c < 0x20 || c == '\\')
+            return false;
+    }
+    return false;
+}
+
+static bool delimiter(char c)
+{
+    return c == ',' || c == '}' || c == ' ' || c == '\n' || c == '\t' ||
+           c == '\r';
+}
+
+/* A scalar value whose text the trace keeps verbatim: a plain string, an
+ * integer cJSON prints as written, true, false or null. */
+static bool plain_scalar(const char *p, size_t *i, size_t n, span *out)
+{
+    if (p[*i] == '"')
+        return plain_string(p, i, n, out);
+    size_t j = *i;
+    if (p[j] == '-' || (p[j] >= '0' && p[j] <= '9')) {
+        for (j++; j < n && p[j] >= '0' && p[j] <= '9'; j++)
+            ;
+        if (!jr_plain_integer(p + *i, p + j))
+            return false;
+    } else {
+        for (; j < n && p[j] >= 'a' && p[j] <= 'z'; j++)
+            ;
+        size_t len = j - *i;
+        if (!((len == 4 && (!memcmp(p + *i, "true", 4) ||
+                            !memcmp(p + *i, "null", 4))) ||
+              (len == 5 && !memcmp(p + *i, "false", 5))))
+            return false;
+    }
+    if (j >= n || !delimiter(p[j]))
+        return false;
+    *out = (span){.s = p + *i, .n = j - *i, .string = false};
+    *i = j;
+    return true;
+}
+
+enum { M_OP, M_KEY, M_VALUE, M_FROM, N_MEMBERS };
+
+/* Which op member a plain name is, or -1. */
+static int member_of(const span *name)
+{
+    static const char *const names[N_MEMBERS] = {"op", "key", "value",
+                                                 "from"};
+    for (int k = 0; k < N_MEMBERS; k++)
+        if (strlen(names[k]) == name->n && !memcmp(names[k], name->s, name->n))
+            return k;
+    return -1;
+}
+
+/* The members of the plain object at p[*i] into m; false when it is not
+ * plain (or not JSON). */
+static bool plain_members(const char *p, size_t *i, size_t n,
+                          span m[N_MEMBERS])
+{
+    size_t j = skip_ws(p, *i + 1, n);
+    bool seen[N_MEMBERS] = {false};
+    if (j < n && p[j] == '}')
+        return false;             /* {}: the general reader's message */
+    for (;;) {
+        span name;
+        if (j >= n || p[j] != '"' || !plain_string(p, &j, n, &name))
+            return false;
+        int k = member_of(&name);
+        if (k < 0 || seen[k])
+            return false;
+        seen[k] = true;
+        j = skip_ws(p, j, n);
+        if (j >= n || p[j] != ':')
+            return false;
+        j = skip_ws(p, j + 1, n);
+        if (j >= n || !plain_scalar(p, &j, n, &m[k]))
+            return false;
+        j = skip_ws(p, j, n);
+        if (j < n && p[j] == '}')
+            break;
+        if (j >= n || p[j] != ',')
+            return false;
+        j = skip_ws(p, j + 1, n);
+    }
+    *i = j + 1;
+    return true;
+}
+
+static const char *text_of(const span *v, char buf[PLAIN_MAX + 3])
+{
+    size_t at = 0;
+    if (!v->s)
+        return NULL;
+    if (!v->string) {
+        memcpy(buf, v->s, v->n);
+        at = v->n;
+    } else {
+        buf[0] = '"';
+        memcpy(buf + 1, v->s, v->n);
+        buf[v->n + 1] = '"';
+        at = v->n + 2;
+    }
+    buf[at] = '\0';
+    return buf;
+}
+
+/* A string member's content as text, or NULL when absent or no string. */
+static const char *content_of(const span *v, char buf[PLAIN_MAX + 3])
+{
+    if (!v->s || !v->string)
+        return NULL;
+    memcpy(buf, v->s, v->n);
+    buf[v->n] = '\0';
+    return buf;
+}
+
+int jr_plain_op(json_reader *r, uint32_t txn)
+{
+    const char *p = r->c.p;
+    size_t i = r->c.i, n = r->c.n;
+    span m[N_MEMBERS] = {{0}};
+    if (i >= n || p[i] != '{' || !plain_members(p, &i, n, m))
+        return 0;
+    const span *op = &m[M_OP], *key = &m[M_KEY], *from = &m[M_FROM];
+    bool is_read = op->string && op->n == 4 && !memcmp(op->s, "read", 4);
+    bool is_write = op->string && op->n == 5 && !memcmp(op->s, "write", 5);
+    /* what the general reader would refuse, it refuses itself */
+    if ((!is_read && !is_write) || !key->string || key->n == 0 ||
+        (from->s && (is_write || !from->string || from->n == 0)))
+        return 0;
+    char kb[PLAIN_MAX + 3], vb[PLAIN_MAX + 3], fb[PLAIN_MAX + 3];
+    r->c.i = i;
+    r->extras[AT_OP].n = 0;
+    bool ok = ip_builder_op(r->b, txn, is_read ? IP_READ : IP_WRITE,
+                            content_of(key, kb), text_of(&m[M_VALUE], vb),
+                            content_of(from, fb), 0, r->err);
+    return ok ? 1 : -1;
+}

@@ -1,0 +1,95 @@
+/*
+ * test_json_plain.c - the JSON reader's plain-op path (json_fast.c) must
+ * decide exactly as the general reader.  Each op below is read twice in
+ * the same trace: as written, where the plain path may take it, and with
+ * a "meta" member added, which only the general reader reads.  Both must
+ * fail with the same message or give the same trace.
+ */
+#include "test_trace.h"
+#include "trace_equal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A writer "w" (k := 1, j := "s"), then a reader "r" whose one op is op:
+ * `{...}` with its closing brace left off, so that a member can be added. */
+static ip_trace *read_with(const char *op, bool meta, ip_error *err)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"isopredict_trace\": 1, \"sessions\": [{\"id\": \"a\", "
+             "\"transactions\": [{\"id\": \"w\", \"ops\": ["
+             "{\"op\": \"write\", \"key\": \"k\", \"value\": 1},"
+             "{\"op\": \"write\", \"key\": \"j\", \"value\": \"s\"}]}]},"
+             "{\"id\": \"b\", \"transactions\": [{\"id\": \"r\", \"ops\": "
+             "[%s%s}]}]}]}", op, meta ? ", \"meta\": 0" : "");
+    *err = (ip_error){0};
+    return ip_read_json("t.json", json, strlen(json), IP_STRICT, err);
+}
+
+static void test_plain_equals_general(void)
+{
+    static const char *const ops[] = {
+        /* plain: taken by the fast path */
+        "{\"op\": \"read\", \"key\": \"k\", \"from\": \"w\", \"value\": 1",
+        "{\"value\": 1, \"from\": \"w\", \"key\": \"k\", \"op\": \"read\"",
+        "{\"op\":\"read\",\"key\":\"k\",\"value\":1",
+        "{\"op\": \"read\", \"key\": \"j\", \"value\": \"s\"",
+        "{\"op\": \"read\", \"key\": \"k\", \"from\": \"w\"",
+        "{\"op\": \"read\", \"key\": \"k\", \"from\": \"init\"",
+        "{\n\t\"op\":\r\n \"write\" ,\"key\" : \"k\", \"value\": -12",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": true",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": null",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": \"caf\xc3\xa9\"",
+        "{\"op\": \"write\", \"key\": \"k\"",
+        /* not plain: numbers cJSON rewrites, escapes, lists, long texts */
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": 1.50",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": 1e3",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": -0",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": 1234567890123456",
+        "{\"op\": \"write\", \"key\": \"k\\u0041\", \"value\": 2",
+        "{\"op\": \"read\", \"key\": \"k\", \"from\": [\"w\"]",
+        "{\"op\": \"write\", \"key\": \"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+        "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\", \"value\": 2",
+        /* wrong: every one is the general reader's error */
+        "{\"op\": \"read\", \"key\": \"k\", \"from\": \"nobody\"",
+        "{\"op\": \"read\", \"key\": \"k\", \"from\": \"\"",
+        "{\"op\": \"read\", \"key\": \"k\", \"from\": null",
+        "{\"op\": \"read\", \"key\": \"k\", \"value\": 7",
+        "{\"op\": \"write\", \"key\": \"k\", \"from\": \"w\"",
+        "{\"op\": \"delete\", \"key\": \"k\"",
+        "{\"op\": \"read\", \"key\": \"\"",
+        "{\"op\": \"read\", \"key\": 3",
+        "{\"op\": \"read\"",
+        "{\"key\": \"k\"",
+        "{\"op\": \"read\", \"op\": \"write\", \"key\": \"k\", \"from\": \"w\"",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": nul",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": {}",
+        "{\"op\": \"write\", \"key\": \"k\", \"vaule\": 1",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": 01",
+        "{\"op\": \"write\", \"key\": \"k\", \"value\": 1,",
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        ip_error e1, e2;
+        ip_trace *plain = read_with(ops[i], false, &e1);
+        ip_trace *general = read_with(ops[i], true, &e2);
+        char why[256] = "";
+        bool same = plain && general ? trace_equal(plain, general, why,
+                                                   sizeof why)
+                                     : !plain && !general &&
+                                           !strcmp(e1.msg, e2.msg);
+        if (!same)
+            fprintf(stderr, "\n  op %zu: %s\n  plain:   %s\n  general: %s\n"
+                    "  %s\n", i, ops[i], plain ? "(read)" : e1.msg,
+                    general ? "(read)" : e2.msg, why);
+        CU_ASSERT_TRUE(same);
+        ip_trace_free(plain);
+        ip_trace_free(general);
+    }
+}
+
+void add_json_plain_tests(CU_pSuite s)
+{
+    CU_add_test(s, "json: plain ops read as the general reader reads them",
+                test_plain_equals_general);
+}
