@@ -145,16 +145,73 @@ void *ip_trace_to_cjson(const ip_trace *t)
     return NULL;
 }
 
+/* ---- layout --------------------------------------------------------------
+ * One op a line: cJSON's compact print, except that each element of
+ * "sessions", "transactions" and "ops" starts a line, indented by its
+ * depth.  A trace stays readable, greps and diffs by op, and is about
+ * 60% of the size of an indented print (and read as much faster). */
+
+static bool is_layout_array(const cJSON *m)
+{
+    return cJSON_IsArray(m) && m->string &&
+           (!strcmp(m->string, "sessions") ||
+            !strcmp(m->string, "transactions") || !strcmp(m->string, "ops"));
+}
+
+static bool put_compact(const cJSON *v, FILE *out)
+{
+    char *text = cJSON_PrintUnformatted(v);
+    bool ok = text && fputs(text, out) >= 0;
+    cJSON_free(text);
+    return ok;
+}
+
+/* A member name as a JSON string. */
+static bool put_name(const char *name, FILE *out)
+{
+    cJSON *s = cJSON_CreateString(name);
+    bool ok = s && put_compact(s, out) && fputc(':', out) != EOF;
+    cJSON_Delete(s);
+    return ok;
+}
+
+static bool put_value(const cJSON *v, int depth, FILE *out);
+
+static bool put_layout_array(const cJSON *a, int depth, FILE *out)
+{
+    bool ok = fputc('[', out) != EOF;
+    for (const cJSON *e = a->child; ok && e; e = e->next)
+        ok = fprintf(out, "\n%*s", depth + 1, "") >= 0 &&
+             put_value(e, depth + 1, out) &&
+             (!e->next || fputc(',', out) != EOF);
+    return ok && fputc(']', out) != EOF;
+}
+
+/* Objects holding a layout array are printed member by member; anything
+ * else in one piece. */
+static bool put_value(const cJSON *v, int depth, FILE *out)
+{
+    bool layout = false;
+    for (const cJSON *m = cJSON_IsObject(v) ? v->child : NULL; m; m = m->next)
+        layout = layout || is_layout_array(m);
+    if (!layout)
+        return put_compact(v, out);
+    bool ok = fputc('{', out) != EOF;
+    for (const cJSON *m = v->child; ok && m; m = m->next) {
+        ok = put_name(m->string, out) &&
+             (is_layout_array(m) ? put_layout_array(m, depth, out)
+                                 : put_compact(m, out)) &&
+             (!m->next || fputc(',', out) != EOF);
+    }
+    return ok && fputc('}', out) != EOF;
+}
+
 bool ip_write_json(const ip_trace *t, FILE *out)
 {
     cJSON *root = ip_trace_to_cjson(t);
     if (!root)
         return false;
-    char *text = cJSON_Print(root);
+    bool ok = put_value(root, 0, out) && fputc('\n', out) != EOF;
     cJSON_Delete(root);
-    if (!text)
-        return false;
-    bool ok = fputs(text, out) >= 0 && fputc('\n', out) != EOF;
-    cJSON_free(text);
     return ok;
 }

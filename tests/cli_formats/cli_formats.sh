@@ -198,7 +198,7 @@ if run "stats ambiguous" 0 "$BIN" stats --json "$WORK/amb.json"; then
     has "stats ambiguous" "$WORK/out" '"ambiguous_reads":	1'
 fi
 if run "convert ambiguous" 0 "$BIN" convert "$WORK/amb.json" "$WORK/amb2.json"; then
-    has "convert ambiguous" "$WORK/amb2.json" '"from":	["t1", "t2"]'
+    has "convert ambiguous" "$WORK/amb2.json" '"from":["t1","t2"]'
     run "stats converted ambiguous" 0 "$BIN" stats --json "$WORK/amb2.json" &&
         has "stats converted ambiguous" "$WORK/out" '"ambiguous_reads":	1'
 fi
