@@ -1,8 +1,9 @@
 #!/bin/sh
 # Benchmark reading: one generated causal history (bench/check/gen_causal.c,
 # seeded) written in every input format (gen_formats.c; JSON by `isopredict
-# convert`), read by `isopredict check --level rc`, whose progress line
-# gives the reading time alone.  Prints a markdown table: format, file
+# convert`, one op a line, and the same indented with tabs by jq, as other
+# tools print JSON), read by `isopredict check --level rc`, whose progress
+# line gives the reading time alone.  Prints a markdown table: format, file
 # size, and the fastest and median of RUNS reads (fresh processes).
 #
 # usage: bench/read/run.sh [OPS]      (default 1000000 operations)
@@ -29,6 +30,7 @@ if [ ! -f "$h.plume" ]; then
     "$work/gen_formats" "$h.plume" "$h"
     "$bin" convert "$h.plume" "$h.json"
 fi
+[ -f "$h.tabs.json" ] || jq --tab . "$h.json" >"$h.tabs.json"
 
 # read_ms FILE FORMAT: the sorted reading times of $runs runs, one a line
 read_ms() {
@@ -42,12 +44,13 @@ read_ms() {
 
 echo "| format | input | fastest | median |"
 echo "|---|---|---|---|"
-for f in plume:plume json:json bincode:dbcop cobra:cobra awdit:awdit-test \
-         txt:isopredict-text; do
+for f in plume:plume json:json tabs.json:json bincode:dbcop cobra:cobra \
+         awdit:awdit-test txt:isopredict-text; do
     ext=${f%%:*}
     fmt=${f#*:}
+    [ "$ext" = tabs.json ] && fmt="json (tabs)"
     size=$(du -sm "$h.$ext" | cut -f1)
-    times=$(read_ms "$h.$ext" "$fmt")
+    times=$(read_ms "$h.$ext" "${fmt%% *}")
     fast=$(echo "$times" | head -1)
     med=$(echo "$times" | sed -n "$(((runs + 1) / 2))p")
     printf '| %s | %s MB | %s ms | %s ms |\n' "$fmt" "$size" "$fast" "$med"
