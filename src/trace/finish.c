@@ -5,6 +5,7 @@
  */
 #include "builder.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -625,40 +626,168 @@ static bool resolve_read(finisher *f, const read_ctx *r)
     return resolve_named(f, &named, w);
 }
 
-/* Walk each transaction in program order, remembering its own writes. */
-static bool resolve_reads(finisher *f)
+/* ---- resolving reads in two threads ------------------------------------
+ * Nearly every read is settled by one probe of the index (settle_fast).
+ * Those probes are independent and latency-bound, so the transactions are
+ * split in two ranges walked at once, each with its own per-key scratch;
+ * a read no fast path settles is only noted, and all such reads are then
+ * resolved in op order by resolve_read, as if alone: anomalies, candidate
+ * lists and the first error come out as a serial walk gives them. */
+
+enum { PARALLEL_FROM = 1 << 16 };   /* ops; fewer: one thread */
+
+typedef struct walker {
+    finisher *f;
+    uint32_t first, end;      /* txn ids [first, end) */
+    uint32_t op_end;          /* ops of the range end here */
+    uint32_t *seen, *writes_key, *slot;   /* per key, stamped id + 1 */
+    read_ctx *slow;           /* reads left to resolve_read, in op order */
+    uint32_t n_slow, cap_slow;
+    bool oom;
+} walker;
+
+/* Settle the read r by a fast path when one applies (writing only its
+ * own op); false leaves it untouched for resolve_read. */
+static bool settle_fast(const finisher *f, const read_ctx *r)
 {
-    ip_trace *t = f->t;
-    uint32_t *writes_key = f->stamp;   /* stamped id+1: txn writes key */
-    uint32_t *seen = calloc(f->b->n_keys ? f->b->n_keys : 1, sizeof *seen);
-    if (!seen)
-        return fail_oom(f);
-    for (uint32_t id = 1; id < t->n_txns; id++) {
+    ip_op *op = &f->t->ops[r->op];
+    if (r->own_before != IP_NONE || op->local == BLD_FROM_LIST)
+        return false;
+    uint32_t w = IP_NONE;
+    if (op->local == BLD_FROM_HANDLE)
+        w = f->final_of[op->from];
+    else if (op->local == BLD_FROM_SID &&
+             (w = f->b->txn_of_sid[op->from]) != IP_NONE)
+        w = f->final_of[w];
+    else if (op->local == BLD_FROM_SID)
+        return false;             /* unknown name: resolve_read says so */
+    uint32_t found = IP_NONE;
+    if (w == IP_INIT_TXN && ip_committed(f->t, w)) {
+        found = w;                /* as resolve_named */
+    } else if (w != IP_NONE) {
+        uint32_t value = op->value == IP_NONE ? BY_WRITER | w : op->value;
+        if (w != op->txn && vslot(f, op->key, value)->only == w)
+            found = w;
+    } else {
+        /* as resolve_by_value's fast paths */
+        uint32_t value = op->value == IP_NONE ? f->b->null_sid : op->value;
+        const vslot_t *s = vslot(f, op->key, value);
+        bool initial = value == f->b->initial_value;
+        if (s->head == IP_NONE && initial)
+            found = IP_INIT_TXN;
+        else if (!initial && s->only != IP_NONE && s->only != op->txn)
+            found = s->only;
+    }
+    if (found == IP_NONE)
+        return false;
+    op->local = 0;
+    op->from = found;
+    return true;
+}
+
+/* Walk each transaction of the range in program order, remembering its
+ * own writes. */
+static void *walk(void *arg)
+{
+    walker *k = arg;
+    const finisher *f = k->f;
+    const ip_trace *t = f->t;
+    for (uint32_t id = k->first; id < k->end && !k->oom; id++) {
         const ip_txn *x = &t->txns[id];
         uint32_t end = x->op_first + x->op_count;
         for (uint32_t i = x->op_first; i < end; i++)
             if (t->ops[i].kind == IP_WRITE)
-                writes_key[t->ops[i].key] = id + 1;
+                k->writes_key[t->ops[i].key] = id + 1;
         for (uint32_t i = x->op_first; i < end; i++) {
-            ip_op *op = &t->ops[i];
-            __builtin_prefetch(vslot_ahead(f, i + PREFETCH_AHEAD, IP_READ));
+            const ip_op *op = &t->ops[i];
+            /* not past the range: the other walker writes those ops */
+            if (i + PREFETCH_AHEAD < k->op_end)
+                __builtin_prefetch(vslot_ahead(f, i + PREFETCH_AHEAD,
+                                               IP_READ));
             if (op->kind == IP_WRITE) {
-                seen[op->key] = id + 1;
-                f->slot[op->key] = i;
+                k->seen[op->key] = id + 1;
+                k->slot[op->key] = i;
                 continue;
             }
             read_ctx r = {.op = i,
-                          .own_before = seen[op->key] == id + 1
-                                            ? f->slot[op->key] : IP_NONE,
-                          .own_writes_key = writes_key[op->key] == id + 1};
-            if (!resolve_read(f, &r)) {
-                free(seen);
-                return false;
+                          .own_before = k->seen[op->key] == id + 1
+                                            ? k->slot[op->key] : IP_NONE,
+                          .own_writes_key = k->writes_key[op->key] == id + 1};
+            if (settle_fast(f, &r))
+                continue;
+            if (!BLD_GROW(k->slow, k->n_slow, k->cap_slow)) {
+                k->oom = true;
+                break;
             }
+            k->slow[k->n_slow++] = r;
         }
     }
-    free(seen);
-    return true;
+    return NULL;
+}
+
+static bool walker_init(walker *k, finisher *f, uint32_t first, uint32_t end)
+{
+    size_t nk = f->b->n_keys ? f->b->n_keys : 1;
+    const ip_txn *last = &f->t->txns[end - 1];
+    *k = (walker){.f = f, .first = first, .end = end,
+                  .op_end = last->op_first + last->op_count,
+                  .seen = calloc(nk, sizeof(uint32_t)),
+                  .writes_key = calloc(nk, sizeof(uint32_t)),
+                  .slot = malloc(nk * sizeof(uint32_t))};
+    return k->seen && k->writes_key && k->slot;
+}
+
+static void walker_free(walker *k)
+{
+    free(k->seen);
+    free(k->writes_key);
+    free(k->slot);
+    free(k->slow);
+}
+
+/* The first txn id of the second range: about half the ops before it. */
+static uint32_t middle_txn(const ip_trace *t)
+{
+    uint32_t lo = 1, hi = t->n_txns - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->txns[mid].op_first < t->n_ops / 2)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool resolve_reads(finisher *f)
+{
+    ip_trace *t = f->t;
+    uint32_t mid = t->n_ops >= PARALLEL_FROM ? middle_txn(t) : t->n_txns;
+    walker k[2];
+    int n = mid < t->n_txns ? 2 : 1;
+    bool ok = walker_init(&k[0], f, 1, mid);
+    if (n == 2)
+        ok = walker_init(&k[1], f, mid, t->n_txns) && ok;
+    pthread_t helper;
+    bool helped = ok && n == 2 && pthread_create(&helper, NULL, walk,
+                                                 &k[1]) == 0;
+    if (ok) {
+        walk(&k[0]);
+        if (helped)
+            pthread_join(helper, NULL);
+        else if (n == 2)
+            walk(&k[1]);
+    }
+    for (int w = 0; w < n; w++)
+        ok = ok && !k[w].oom;
+    if (!ok)
+        fail_oom(f);
+    for (int w = 0; w < n && ok; w++)
+        for (uint32_t i = 0; i < k[w].n_slow && ok; i++)
+            ok = resolve_read(f, &k[w].slow[i]);
+    for (int w = 0; w < n; w++)
+        walker_free(&k[w]);
+    return ok;
 }
 
 /* ---- events, writer lists, key sets ------------------------------------ */
