@@ -86,14 +86,16 @@ static bool plain_scalar(const char *p, size_t *i, size_t n, span *out)
 
 enum { M_OP, M_KEY, M_VALUE, M_FROM, N_MEMBERS };
 
-/* Which op member a plain name is, or -1. */
+/* Which op member a plain name is, or -1 (the four names differ in
+ * length). */
 static int member_of(const span *name)
 {
-    static const char *const names[N_MEMBERS] = {"op", "key", "value",
-                                                 "from"};
-    for (int k = 0; k < N_MEMBERS; k++)
-        if (strlen(names[k]) == name->n && !memcmp(names[k], name->s, name->n))
-            return k;
+    switch (name->n) {
+    case 2: return memcmp(name->s, "op", 2) ? -1 : M_OP;
+    case 3: return memcmp(name->s, "key", 3) ? -1 : M_KEY;
+    case 4: return memcmp(name->s, "from", 4) ? -1 : M_FROM;
+    case 5: return memcmp(name->s, "value", 5) ? -1 : M_VALUE;
+    }
     return -1;
 }
 
