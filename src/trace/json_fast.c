@@ -24,13 +24,6 @@ typedef struct span {
     bool string;
 } span;
 
-static size_t skip_ws(const char *p, size_t i, size_t n)
-{
-    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\t' ||
-                     p[i] == '\r'))
-        i++;
-    return i;
-}
 
 /* The string at p[*i] (its opening quote) when it is plain: no escape, no
  * control byte, at most PLAIN_MAX bytes. */
@@ -52,8 +45,7 @@ static bool plain_string(const char *p, size_t *i, size_t n, span *out)
 
 static bool delimiter(char c)
 {
-    return c == ',' || c == '}' || c == ' ' || c == '\n' || c == '\t' ||
-           c == '\r';
+    return c == ',' || c == '}' || js_is_ws(c);
 }
 
 /* A scalar value whose text the trace keeps verbatim: a plain string, an
@@ -104,7 +96,7 @@ static int member_of(const span *name)
 static bool plain_members(const char *p, size_t *i, size_t n,
                           span m[N_MEMBERS])
 {
-    size_t j = skip_ws(p, *i + 1, n);
+    size_t j = js_skip_ws(p, *i + 1, n);
     bool seen[N_MEMBERS] = {false};
     if (j < n && p[j] == '}')
         return false;             /* {}: the general reader's message */
@@ -116,18 +108,18 @@ static bool plain_members(const char *p, size_t *i, size_t n,
         if (k < 0 || seen[k])
             return false;
         seen[k] = true;
-        j = skip_ws(p, j, n);
+        j = js_skip_ws(p, j, n);
         if (j >= n || p[j] != ':')
             return false;
-        j = skip_ws(p, j + 1, n);
+        j = js_skip_ws(p, j + 1, n);
         if (j >= n || !plain_scalar(p, &j, n, &m[k]))
             return false;
-        j = skip_ws(p, j, n);
+        j = js_skip_ws(p, j, n);
         if (j < n && p[j] == '}')
             break;
         if (j >= n || p[j] != ',')
             return false;
-        j = skip_ws(p, j + 1, n);
+        j = js_skip_ws(p, j + 1, n);
     }
     *i = j + 1;
     return true;

@@ -29,11 +29,22 @@ typedef struct js_string {
     bool escaped;             /* holds a backslash: content is not text */
 } js_string;
 
+static inline bool js_is_ws(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+/* The first offset from i on in p[0, n) that is not whitespace. */
+static inline size_t js_skip_ws(const char *p, size_t i, size_t n)
+{
+    while (i < n && js_is_ws(p[i]))
+        i++;
+    return i;
+}
+
 static inline void js_ws(js_cursor *s)
 {
-    while (s->i < s->n && (s->p[s->i] == ' ' || s->p[s->i] == '\n' ||
-                           s->p[s->i] == '\t' || s->p[s->i] == '\r'))
-        s->i++;
+    s->i = js_skip_ws(s->p, s->i, s->n);
 }
 
 static inline bool js_at(const js_cursor *s, char c)
