@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_trace.h"
+#include "trace_equal.h"
 
 #include <CUnit/Basic.h>
 #include <stdio.h>
@@ -42,6 +43,41 @@ static void test_simple_causal(void)
     CU_ASSERT_EQUAL(t->txns[1].op_count, 2);
     CU_ASSERT_EQUAL(t->ops[t->txns[1].op_first].kind, IP_WRITE);
     ip_trace_free(t);
+}
+
+/* Plain lines (single spaces, READ/WRITE) are read by a fast path, the
+ * rest by the general parser: the same lines spaced otherwise, which
+ * only the general parser takes, must give the same trace. */
+static void test_text_plain_lines(void)
+{
+    const char *plain =
+        "WRITE KEY[x] Txn(1, 0)\n"
+        "READ KEY[y] Txn(1, 0) From(0, 0)\n"
+        "READ KEY[x] Txn(2, 0) From(1, 0)\n"
+        "READ KEY[k:1 z] Txn(2, 0) From(3, 5000000000)\n"
+        "WRITE KEY[k:1 z] Txn(3, 5000000000)\n"
+        "READ KEY[x] Txn(3, 5000000000) From(1, 0)\n"
+        "WRITE KEY[y] Txn(2, 1)\n";
+    const char *spaced =
+        "  WRITE  KEY[x] Txn( 1 ,0)\n"
+        "READ KEY[y]\tTxn(1, 0) From(0,0) \n"
+        "READ KEY[x] Txn(2, 0)  From(1, 0)\n"
+        "READ KEY[k:1 z] Txn(2,  0) From(3, 5000000000)\r\n"
+        "WRITE KEY[k:1 z]  Txn(3, 5000000000)\n"
+        "READ KEY[x] Txn(3, 5000000000) From(1,0)\n"
+        "WRITE KEY[y] Txn(2 , 1)\n";
+    ip_trace *a = read_ok(IP_FMT_ISOPREDICT_TEXT, plain);
+    ip_trace *b = read_ok(IP_FMT_ISOPREDICT_TEXT, spaced);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    char why[256] = "";
+    bool same = trace_equal(a, b, why, sizeof why);
+    if (!same)
+        fprintf(stderr, "\n  %s\n", why);
+    CU_ASSERT_TRUE(same);
+    CU_ASSERT_STRING_EQUAL(writer_of(a, "2, 0", "k:1 z"), "3, 5000000000");
+    ip_trace_free(a);
+    ip_trace_free(b);
 }
 
 /* Transaction numbers beyond 32 bits are found by name, the others by
@@ -305,6 +341,8 @@ void add_reader_tests(CU_pSuite s)
     CU_add_test(s, "text: simple_causal_2s3t", test_simple_causal);
     CU_add_test(s, "text: later writers, order", test_later_writer_and_order);
     CU_add_test(s, "text: numbers beyond 32 bits", test_text_large_numbers);
+    CU_add_test(s, "text: plain lines as the general parser reads them",
+                test_text_plain_lines);
     CU_add_test(s, "text: set ops", test_set_ops);
     CU_add_test(s, "text: errors", test_text_errors);
     CU_add_test(s, "plume: structure", test_plume_structure);
