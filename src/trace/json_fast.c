@@ -1,5 +1,5 @@
 /*
- * json_fast.c - the plain op object, read in one pass.
+ * json_fast.c - plain ops and plain transaction heads, read in one pass.
  *
  * Nearly every op of a real trace looks the same: "op", "key", "value"
  * and "from" in some order, strings without escapes, small integers.
@@ -9,7 +9,8 @@
  * anything wrong at all - leaves the cursor where it was and the general
  * reader (read_op in read_json.c) reads the object and says what is
  * wrong.  So this file decides nothing the general reader does not: it
- * only skips its bookkeeping (member lists, copies of every text).
+ * only skips its bookkeeping (member lists, copies of every text).  The
+ * same for the start of a transaction, up to its ops (jr_plain_txn_head).
  */
 #include "json_reader.h"
 
@@ -174,4 +175,64 @@ int jr_plain_op(json_reader *r, uint32_t txn)
                             content_of(key, kb), text_of(&m[M_VALUE], vb),
                             content_of(from, fb), 0, r->err);
     return ok ? 1 : -1;
+}
+
+/* `"word"` then `:` at p[*i] (whitespace around skipped): *i after it. */
+static bool member_named(const char *p, size_t *i, size_t n, const char *word)
+{
+    span name;
+    size_t j = js_skip_ws(p, *i, n), len = strlen(word);
+    if (j >= n || p[j] != '"' || !plain_string(p, &j, n, &name) ||
+        name.n != len || memcmp(name.s, word, len))
+        return false;
+    j = js_skip_ws(p, j, n);
+    if (j >= n || p[j] != ':')
+        return false;
+    *i = js_skip_ws(p, j + 1, n);
+    return true;
+}
+
+/* The plain string value at p[*i] as a js_string, then a comma. */
+static bool string_then_comma(const char *p, size_t *i, size_t n,
+                              js_string *out)
+{
+    span v;
+    size_t j = *i;
+    if (j >= n || p[j] != '"' || !plain_string(p, &j, n, &v))
+        return false;
+    *out = (js_string){.start = *i + 1, .end = j - 1, .escaped = false};
+    j = js_skip_ws(p, j, n);
+    if (j >= n || p[j] != ',')
+        return false;
+    *i = j + 1;
+    return true;
+}
+
+bool jr_plain_txn_head(const json_reader *r, size_t *at, js_string *id,
+                       js_string *status)
+{
+    const char *p = r->c.p;
+    size_t n = r->c.n, i = r->c.i;
+    if (i >= n || p[i] != '{')
+        return false;
+    i++;
+    if (!member_named(p, &i, n, "id") || !string_then_comma(p, &i, n, id) ||
+        id->end == id->start)
+        return false;
+    size_t j = i;
+    *status = (js_string){.start = SIZE_MAX};
+    if (member_named(p, &j, n, "status")) {
+        if (!string_then_comma(p, &j, n, status))
+            return false;
+        size_t len = status->end - status->start;
+        const char *v = p + status->start;
+        if (!(len == 9 && !memcmp(v, "committed", 9)) &&
+            !(len == 7 && !memcmp(v, "aborted", 7)))
+            return false;
+        i = j;
+    }
+    if (!member_named(p, &i, n, "ops") || i >= n || p[i] != '[')
+        return false;
+    *at = i;
+    return true;
 }

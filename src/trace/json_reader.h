@@ -125,5 +125,12 @@ bool jr_add_extra(json_reader *r, int level, const js_string *name);
  * cursor unmoved, for the general reader; -1 when the builder failed
  * (r->err set). */
 int jr_plain_op(json_reader *r, uint32_t txn);
+/* Is the transaction object at the cursor's start plain: `{"id": ID,
+ * "status": STATUS, "ops": [` (status optional; ID non-empty, plain;
+ * STATUS "committed" or "aborted"; any whitespace)?  Then *at is the
+ * offset of its ops' '[' and id, status (start SIZE_MAX when absent) the
+ * strings; the cursor is not moved. */
+bool jr_plain_txn_head(const json_reader *r, size_t *at, js_string *id,
+                       js_string *status);
 
 #endif

@@ -165,11 +165,10 @@ static bool add_candidates(json_reader *r, uint32_t txn, size_t key,
  * in place; otherwise it is skipped and read later from f[stream]. */
 typedef bool (*stream_fn)(json_reader *r, void *ctx, tok *f, size_t unknown);
 
-static bool read_members(json_reader *r, const field_set *fs, int level,
-                         tok *f, size_t *unknown, int stream,
-                         stream_fn ready, stream_fn on_stream, void *ctx)
+static bool read_members_from(json_reader *r, bool first, const field_set *fs,
+                              int level, tok *f, size_t *unknown, int stream,
+                              stream_fn ready, stream_fn on_stream, void *ctx)
 {
-    bool first = true;
     js_string name;
     *unknown = SIZE_MAX;
     r->extras[level].n = 0;
@@ -201,6 +200,15 @@ static bool read_members(json_reader *r, const field_set *fs, int level,
     if (*unknown != SIZE_MAX && r->mode != IP_STRICT)
         *unknown = SIZE_MAX;
     return true;
+}
+
+/* read_members_from an object's first member (cursor after its '{'). */
+static bool read_members(json_reader *r, const field_set *fs, int level,
+                         tok *f, size_t *unknown, int stream,
+                         stream_fn ready, stream_fn on_stream, void *ctx)
+{
+    return read_members_from(r, true, fs, level, f, unknown, stream, ready,
+                             on_stream, ctx);
 }
 
 /* Read the array f[k] that was skipped, then come back. */
@@ -363,17 +371,43 @@ static bool ops_ready(json_reader *r, void *ctx, tok *f, size_t unknown)
     return ready_after(r, &f[X_ID], unknown);
 }
 
+/* A plain head (jr_plain_txn_head) taken as read_members would take it:
+ * id and status into f, the ops streamed; the cursor after the ops. */
+static bool read_plain_head(json_reader *r, txn_ctx *x, tok *f, size_t ops,
+                            const js_string *id, const js_string *status)
+{
+    f[X_ID] = (tok){.kind = T_STRING, .start = id->start - 1,
+                    .end = id->end + 1, .str = *id};
+    if (status->start != SIZE_MAX)
+        f[X_STATUS] = (tok){.kind = T_STRING, .start = status->start - 1,
+                            .end = status->end + 1, .str = *status};
+    r->extras[AT_TXN].n = 0;
+    r->c.i = ops;
+    r->c.depth = AT_TXN * 2 + 1;
+    if (!ops_stream(r, x, f, SIZE_MAX))
+        return false;
+    f[X_OPS] = (tok){.kind = T_ARRAY, .streamed = true, .start = ops,
+                     .end = r->c.i};
+    return true;
+}
+
 static bool read_txn(json_reader *r, uint32_t session, where_ *w)
 {
     txn_ctx x = {.session = session, .txn = IP_NONE, .w = w};
     char at[AT_LEN];
-    if (!jr_open_object(r))
+    tok f[N_TXN_FIELDS] = {{0}};
+    size_t unknown, ops;
+    js_string id, status;
+    /* most transactions start {"id", "status", "ops": [...: read straight
+     * to the ops; then on as for any other */
+    bool plain = jr_plain_txn_head(r, &ops, &id, &status);
+    if (plain && !read_plain_head(r, &x, f, ops, &id, &status))
+        return false;
+    if (!plain && !jr_open_object(r))
         return jr_type_error(r, path_of(at, w, AT_TXN, NULL),
                              "must be an object");
-    tok f[N_TXN_FIELDS] = {{0}};
-    size_t unknown;
-    if (!read_members(r, &TXN_FIELDS, AT_TXN, f, &unknown, X_OPS, ops_ready,
-                      ops_stream, &x))
+    if (!read_members_from(r, !plain, &TXN_FIELDS, AT_TXN, f, &unknown, X_OPS,
+                           ops_ready, ops_stream, &x))
         return false;
     if (unknown != SIZE_MAX)
         return jr_unknown_member(r, &TXN_FIELDS, path_of(at, w, AT_TXN, NULL),
