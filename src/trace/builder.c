@@ -118,12 +118,18 @@ bool bld_sync_sid_maps(ip_builder *b)
     return true;
 }
 
-uint32_t bld_intern(ip_builder *b, const char *s)
+/* The sid of s[0, n), added when new; IP_NONE when out of memory. */
+static uint32_t intern_len(ip_builder *b, const char *s, size_t n)
 {
-    uint32_t sid = ip_intern_add(&b->in, s, strlen(s));
+    uint32_t sid = ip_intern_add(&b->in, s, n);
     if (sid == IP_NONE || !bld_sync_sid_maps(b))
         return IP_NONE;
     return sid;
+}
+
+uint32_t bld_intern(ip_builder *b, const char *s)
+{
+    return intern_len(b, s, strlen(s));
 }
 
 static uint32_t oom(ip_error *err)
@@ -264,19 +270,21 @@ static uint32_t number_id(ip_builder *b, uint64_t n, bool key)
     return id;
 }
 
-/* Is s the canonical decimal text (no sign, no leading zero) of a number
- * below `below`?  Then *n is the number: its text is s. */
-static bool decimal(const char *s, uint64_t below, uint64_t *n)
+/* Is s[0, len) the canonical decimal text (no sign, no leading zero, at
+ * most 18 digits) of a number below `below`?  Then *n is the number: its
+ * text is s. */
+static bool decimal(const char *s, size_t len, uint64_t below, uint64_t *n)
 {
+    if (len == 0 || len > 18 || (s[0] == '0' && len > 1))
+        return false;
     uint64_t v = 0;
-    size_t i = 0;
-    for (; s[i] >= '0' && s[i] <= '9'; i++) {
-        if (i == 18 || (i == 1 && s[0] == '0'))
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
             return false;
         v = v * 10 + (uint64_t)(s[i] - '0');
     }
     *n = v;
-    return i > 0 && s[i] == '\0' && v < below;
+    return v < below;
 }
 
 /* Transaction names of generated traces are a common prefix and a count
@@ -286,80 +294,101 @@ static bool decimal(const char *s, uint64_t below, uint64_t *n)
  * prefix is that of the first such name (up to 7 bytes, not ending in a
  * digit); the number must be written canonically, so that each name has
  * one number.  Same sids as bld_intern: a name is interned once. */
-static bool numbered_name(const ip_builder *b, const char *s, uint64_t *n)
+static bool numbered_name(const ip_builder *b, const char *s, size_t len,
+                          uint64_t *n)
 {
     size_t p = 0;
-    while (s[p] && b->name_prefix[p] && s[p] == b->name_prefix[p])
+    while (p < len && b->name_prefix[p] && s[p] == b->name_prefix[p])
         p++;
-    if (b->name_prefix[p] || !s[p])
-        return false;
-    return decimal(s + p, UINT64_MAX / 2, n);
+    return !b->name_prefix[p] && decimal(s + p, len - p, UINT64_MAX / 2, n);
 }
 
 /* Take the prefix of the first name that is prefix + number. */
-static void learn_name_prefix(ip_builder *b, const char *s)
+static void learn_name_prefix(ip_builder *b, const char *s, size_t len)
 {
     size_t p = 0;
-    while (s[p] && (s[p] < '0' || s[p] > '9'))
+    while (p < len && (s[p] < '0' || s[p] > '9'))
         p++;
-    if (p == 0 || p >= sizeof b->name_prefix || !s[p])
+    if (p == 0 || p >= sizeof b->name_prefix || p == len)
         return;
-    for (size_t i = p; s[i]; i++)
+    for (size_t i = p; i < len; i++)
         if (s[i] < '0' || s[i] > '9')
             return;
     memcpy(b->name_prefix, s, p);
     b->name_prefix[p] = '\0';
 }
 
-uint32_t bld_intern_name(ip_builder *b, const char *s)
+static uint32_t intern_name_len(ip_builder *b, const char *s, size_t len)
 {
     uint64_t n;
     if (!b->name_prefix[0])
-        learn_name_prefix(b, s);
-    if (!b->name_prefix[0] || !numbered_name(b, s, &n))
-        return bld_intern(b, s);
+        learn_name_prefix(b, s, len);
+    if (!b->name_prefix[0] || !numbered_name(b, s, len, &n))
+        return intern_len(b, s, len);
     uint32_t sid = ip_idmap_get(&b->num_names, n);
     if (sid != IP_NONE)
         return sid;
-    sid = bld_intern(b, s);
+    sid = intern_len(b, s, len);
     if (sid == IP_NONE || !ip_idmap_put(&b->num_names, n, sid))
         return IP_NONE;
     return sid;
 }
 
+uint32_t bld_intern_name(ip_builder *b, const char *s)
+{
+    return intern_name_len(b, s, strlen(s));
+}
+
+/* key[0, klen) and value[0, vlen) (NULL: none) as ids, then the op. */
 static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
-                   const char *key, const char *value, bld_from from_kind,
-                   uint32_t from, uint32_t line, ip_error *err)
+                   const char *key, size_t klen, const char *value,
+                   size_t vlen, bld_from from_kind, uint32_t from,
+                   uint32_t line, ip_error *err)
 {
     /* decimal keys and values (plume and dbcop histories converted to
      * JSON, text format keys) take the number caches: the same ids as
      * their text, without hashing it */
     uint64_t n;
     uint32_t k, vsid = IP_NONE;
-    if (key && decimal(key, UINT64_MAX / 2, &n)) {
+    if (decimal(key, klen, UINT64_MAX / 2, &n)) {
         k = number_id(b, n, true);
     } else {
-        uint32_t ksid = bld_intern(b, key ? key : "");
+        uint32_t ksid = intern_len(b, key, klen);
         k = ksid == IP_NONE ? IP_NONE : key_index(b, ksid);
     }
     if (value)
-        vsid = decimal(value, IP_STRING_VALUES, &n) ? number_id(b, n, false)
-                                                    : bld_intern(b, value);
+        vsid = decimal(value, vlen, IP_STRING_VALUES, &n)
+                   ? number_id(b, n, false) : intern_len(b, value, vlen);
     if (k == IP_NONE || (value && vsid == IP_NONE))
         return oom(err), false;
     return append_op(b, txn, kind, k, vsid, from_kind, from, line, err);
+}
+
+/* strlen, NULL passing as none and "" as the key of none */
+static size_t len_of(const char *s)
+{
+    return s ? strlen(s) : 0;
 }
 
 bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, const char *value, const char *from,
                    uint32_t line, ip_error *err)
 {
+    return ip_builder_op_len(b, txn, kind, key ? key : "", len_of(key), value,
+                             len_of(value), from, len_of(from), line, err);
+}
+
+bool ip_builder_op_len(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                       const char *key, size_t klen, const char *value,
+                       size_t vlen, const char *from, size_t flen,
+                       uint32_t line, ip_error *err)
+{
     uint32_t from_sid = IP_NONE;
     if (kind == IP_READ && from &&
-        (from_sid = bld_intern_name(b, from)) == IP_NONE)
+        (from_sid = intern_name_len(b, from, flen)) == IP_NONE)
         return oom(err), false;
-    return add_op(b, txn, kind, key, value, BLD_FROM_SID, from_sid, line,
-                  err);
+    return add_op(b, txn, kind, key, klen, value, vlen, BLD_FROM_SID,
+                  from_sid, line, err);
 }
 
 bool ip_builder_read_candidates(ip_builder *b, uint32_t txn, const char *key,
@@ -376,14 +405,16 @@ bool ip_builder_read_candidates(ip_builder *b, uint32_t txn, const char *key,
             return oom(err), false;
         b->cands[b->n_cands++] = sid;
     }
-    return add_op(b, txn, IP_READ, key, value, BLD_FROM_LIST, at, line, err);
+    return add_op(b, txn, IP_READ, key ? key : "", len_of(key), value,
+                  len_of(value), BLD_FROM_LIST, at, line, err);
 }
 
 bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
                            const char *key, const char *value,
                            uint32_t from_txn, uint32_t line, ip_error *err)
 {
-    return add_op(b, txn, kind, key, value, BLD_FROM_HANDLE, from_txn, line,
+    return add_op(b, txn, kind, key ? key : "", len_of(key), value,
+                  len_of(value), BLD_FROM_HANDLE, from_txn, line,
                   err);
 }
 

@@ -126,34 +126,6 @@ static bool plain_members(const char *p, size_t *i, size_t n,
     return true;
 }
 
-static const char *text_of(const span *v, char buf[PLAIN_MAX + 3])
-{
-    size_t at = 0;
-    if (!v->s)
-        return NULL;
-    if (!v->string) {
-        memcpy(buf, v->s, v->n);
-        at = v->n;
-    } else {
-        buf[0] = '"';
-        memcpy(buf + 1, v->s, v->n);
-        buf[v->n + 1] = '"';
-        at = v->n + 2;
-    }
-    buf[at] = '\0';
-    return buf;
-}
-
-/* A string member's content as text, or NULL when absent or no string. */
-static const char *content_of(const span *v, char buf[PLAIN_MAX + 3])
-{
-    if (!v->s || !v->string)
-        return NULL;
-    memcpy(buf, v->s, v->n);
-    buf[v->n] = '\0';
-    return buf;
-}
-
 int jr_plain_op(json_reader *r, uint32_t txn)
 {
     const char *p = r->c.p;
@@ -168,12 +140,15 @@ int jr_plain_op(json_reader *r, uint32_t txn)
     if ((!is_read && !is_write) || !key->string || key->n == 0 ||
         (from->s && (is_write || !from->string || from->n == 0)))
         return 0;
-    char kb[PLAIN_MAX + 3], vb[PLAIN_MAX + 3], fb[PLAIN_MAX + 3];
     r->c.i = i;
     r->extras[AT_OP].n = 0;
-    bool ok = ip_builder_op(r->b, txn, is_read ? IP_READ : IP_WRITE,
-                            content_of(key, kb), text_of(&m[M_VALUE], vb),
-                            content_of(from, fb), 0, r->err);
+    /* the texts the general reader makes, in place: a plain string value
+     * keeps its quotes, which are around it in the input */
+    const span *value = &m[M_VALUE];
+    bool ok = ip_builder_op_len(
+        r->b, txn, is_read ? IP_READ : IP_WRITE, key->s, key->n,
+        value->s ? value->s - value->string : NULL,
+        value->n + 2 * (size_t)value->string, from->s, from->n, 0, r->err);
     return ok ? 1 : -1;
 }
 

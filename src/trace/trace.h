@@ -314,6 +314,13 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, const char *value, const char *from,
                    uint32_t line, ip_error *err);
 
+/* The same with texts given by length (no NUL needed): key[0, klen),
+ * value[0, vlen) and from[0, flen), value and from NULL when absent. */
+bool ip_builder_op_len(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                       const char *key, size_t klen, const char *value,
+                       size_t vlen, const char *from, size_t flen,
+                       uint32_t line, ip_error *err);
+
 /* A read of one of several writers: from[0..n) name the candidate
  * transactions (n >= 1; one is the same as ip_builder_op's `from`).  Each
  * must be a committed transaction other than the reader (or the initial
