@@ -64,7 +64,8 @@ struct ip_builder {
 bool bld_sync_sid_maps(ip_builder *b);
 /* The sid of s, added when new; IP_NONE when out of memory. */
 uint32_t bld_intern(ip_builder *b, const char *s);
-/* The same for a transaction name (see name_sid in builder.c). */
+/* The same for a transaction name: names prefix-and-count ("t17") are
+ * found by their number (num_names), the same sids as bld_intern. */
 uint32_t bld_intern_name(ip_builder *b, const char *s);
 /* Where final op i of trace t is, for a message: "file:line" or a JSON
  * path, then .field. */

@@ -384,7 +384,10 @@ void ip_builder_reserve(ip_builder *b, uint64_t n_ops, uint64_t n_txns);
  * committed read and a `from` naming a transaction that never writes the
  * key in any read.  Aborted transactions' reads are not analysed: their
  * other anomalies are neither errors nor records, and a named writer is
- * kept in ip_op.from. */
+ * kept in ip_op.from.
+ * From 2^16 ops the reads are resolved in two threads (one started here
+ * and joined before it returns); the trace, its anomalies and the error
+ * reported are those of a serial resolution. */
 ip_trace *ip_builder_finish(ip_builder *b, ip_error *err);
 
 /* ---- sub-traces ----------------------------------------------------------- */
