@@ -26,22 +26,25 @@ typedef struct span {
 } span;
 
 
+/* The bytes that end a plain string's scan: its closing quote, and those
+ * that make it not plain (a backslash, a control byte). */
+static bool stops_string(unsigned char c)
+{
+    return c == '"' || c == '\\' || c < 0x20;
+}
+
 /* The string at p[*i] (its opening quote) when it is plain: no escape, no
  * control byte, at most PLAIN_MAX bytes. */
 static bool plain_string(const char *p, size_t *i, size_t n, span *out)
 {
     size_t j = *i + 1, end = j + PLAIN_MAX + 1 < n ? j + PLAIN_MAX + 1 : n;
-    for (; j < end; j++) {
-        unsigned char c = (unsigned char)p[j];
-        if (c == '"') {
-            *out = (span){.s = p + *i + 1, .n = j - *i - 1, .string = true};
-            *i = j + 1;
-            return true;
-        }
-        if (c < 0x20 || c == '\\')
-            return false;
-    }
-    return false;
+    while (j < end && !stops_string((unsigned char)p[j]))
+        j++;
+    if (j == end || p[j] != '"')
+        return false;
+    *out = (span){.s = p + *i + 1, .n = j - *i - 1, .string = true};
+    *i = j + 1;
+    return true;
 }
 
 static bool delimiter(char c)
@@ -79,17 +82,25 @@ static bool plain_scalar(const char *p, size_t *i, size_t n, span *out)
 
 enum { M_OP, M_KEY, M_VALUE, M_FROM, N_MEMBERS };
 
-/* Which op member a plain name is, or -1 (the four names differ in
- * length). */
-static int member_of(const span *name)
+/* The op member named at p[*j] (its opening quote), *j moved past the
+ * closing quote; -1 for any other name.  Names are matched in place,
+ * quotes included, without scanning them as strings first. */
+static int member_at(const char *p, size_t *j, size_t n)
 {
-    switch (name->n) {
-    case 2: return memcmp(name->s, "op", 2) ? -1 : M_OP;
-    case 3: return memcmp(name->s, "key", 3) ? -1 : M_KEY;
-    case 4: return memcmp(name->s, "from", 4) ? -1 : M_FROM;
-    case 5: return memcmp(name->s, "value", 5) ? -1 : M_VALUE;
-    }
-    return -1;
+    const char *q = p + *j;
+    size_t left = n - *j;
+    int k = -1;
+    size_t len = 0;
+    if (left >= 4 && !memcmp(q, "\"op\"", 4))
+        k = M_OP, len = 4;
+    else if (left >= 5 && !memcmp(q, "\"key\"", 5))
+        k = M_KEY, len = 5;
+    else if (left >= 6 && !memcmp(q, "\"from\"", 6))
+        k = M_FROM, len = 6;
+    else if (left >= 7 && !memcmp(q, "\"value\"", 7))
+        k = M_VALUE, len = 7;
+    *j += len;
+    return k;
 }
 
 /* The members of the plain object at p[*i] into m; false when it is not
@@ -102,10 +113,7 @@ static bool plain_members(const char *p, size_t *i, size_t n,
     if (j < n && p[j] == '}')
         return false;             /* {}: the general reader's message */
     for (;;) {
-        span name;
-        if (j >= n || p[j] != '"' || !plain_string(p, &j, n, &name))
-            return false;
-        int k = member_of(&name);
+        int k = j < n && p[j] == '"' ? member_at(p, &j, n) : -1;
         if (k < 0 || seen[k])
             return false;
         seen[k] = true;
