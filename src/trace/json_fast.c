@@ -134,13 +134,50 @@ static bool plain_members(const char *p, size_t *i, size_t n,
     return true;
 }
 
+/* The literal lit (its length n, a constant) at p[*j]: moved past it. */
+#define TAKE(p, j, n, lit)                                                  \
+    ((n) - *(j) >= sizeof(lit) - 1 && !memcmp((p) + *(j), lit,              \
+                                               sizeof(lit) - 1) &&           \
+     (*(j) += sizeof(lit) - 1, true))
+
+/* The layout `convert` writes, members in its order and no whitespace:
+ * {"op":"read","key":K,"from":F,"value":V} (from and value optional) or
+ * {"op":"write","key":K,"value":V} - matched as literals between the
+ * texts, so that nearly every op of such a file costs a few compares. */
+static bool canonical_members(const char *p, size_t *i, size_t n,
+                              span m[N_MEMBERS])
+{
+    size_t j = *i;
+    bool read = TAKE(p, &j, n, "{\"op\":\"read\",\"key\":");
+    if (!read && !TAKE(p, &j, n, "{\"op\":\"write\",\"key\":"))
+        return false;
+    m[M_OP] = (span){.s = p + *i + 7, .n = read ? 4 : 5, .string = true};
+    if (j >= n || p[j] != '"' || !plain_string(p, &j, n, &m[M_KEY]))
+        return false;
+    if (read && TAKE(p, &j, n, ",\"from\":") &&
+        (j >= n || p[j] != '"' || !plain_string(p, &j, n, &m[M_FROM])))
+        return false;
+    if (TAKE(p, &j, n, ",\"value\":") && !plain_scalar(p, &j, n, &m[M_VALUE]))
+        return false;
+    if (j >= n || p[j] != '}')
+        return false;
+    *i = j + 1;
+    return true;
+}
+
 int jr_plain_op(json_reader *r, uint32_t txn)
 {
     const char *p = r->c.p;
     size_t i = r->c.i, n = r->c.n;
     span m[N_MEMBERS] = {{0}};
-    if (i >= n || p[i] != '{' || !plain_members(p, &i, n, m))
+    if (i >= n || p[i] != '{')
         return 0;
+    if (!canonical_members(p, &i, n, m)) {
+        memset(m, 0, sizeof m);
+        i = r->c.i;
+        if (!plain_members(p, &i, n, m))
+            return 0;
+    }
     const span *op = &m[M_OP], *key = &m[M_KEY], *from = &m[M_FROM];
     bool is_read = op->string && op->n == 4 && !memcmp(op->s, "read", 4);
     bool is_write = op->string && op->n == 5 && !memcmp(op->s, "write", 5);
