@@ -16,7 +16,6 @@
 
 #include <string.h>
 
-enum { PLAIN_MAX = 64 };      /* longest text taken here; longer: general */
 
 /* A value's bytes: a string's content, or a number's or literal's text. */
 typedef struct span {
@@ -26,6 +25,12 @@ typedef struct span {
 } span;
 
 
+/* The literal lit (its length n, a constant) at p[*j]: moved past it. */
+#define TAKE(p, j, n, lit)                                                  \
+    ((n) - *(j) >= sizeof(lit) - 1 && !memcmp((p) + *(j), lit,              \
+                                               sizeof(lit) - 1) &&           \
+     (*(j) += sizeof(lit) - 1, true))
+
 /* The bytes that end a plain string's scan: its closing quote, and those
  * that make it not plain (a backslash, a control byte). */
 static bool stops_string(unsigned char c)
@@ -34,10 +39,11 @@ static bool stops_string(unsigned char c)
 }
 
 /* The string at p[*i] (its opening quote) when it is plain: no escape, no
- * control byte, at most PLAIN_MAX bytes. */
+ * control byte, at most JR_PLAIN_MAX bytes. */
 static bool plain_string(const char *p, size_t *i, size_t n, span *out)
 {
-    size_t j = *i + 1, end = j + PLAIN_MAX + 1 < n ? j + PLAIN_MAX + 1 : n;
+    size_t j = *i + 1;
+    size_t end = j + JR_PLAIN_MAX + 1 < n ? j + JR_PLAIN_MAX + 1 : n;
     while (j < end && !stops_string((unsigned char)p[j]))
         j++;
     if (j == end || p[j] != '"')
@@ -134,12 +140,6 @@ static bool plain_members(const char *p, size_t *i, size_t n,
     return true;
 }
 
-/* The literal lit (its length n, a constant) at p[*j]: moved past it. */
-#define TAKE(p, j, n, lit)                                                  \
-    ((n) - *(j) >= sizeof(lit) - 1 && !memcmp((p) + *(j), lit,              \
-                                               sizeof(lit) - 1) &&           \
-     (*(j) += sizeof(lit) - 1, true))
-
 /* The layout `convert` writes, members in its order and no whitespace:
  * {"op":"read","key":K,"from":F,"value":V} (from and value optional) or
  * {"op":"write","key":K,"value":V} - matched as literals between the
@@ -228,6 +228,28 @@ static bool string_then_comma(const char *p, size_t *i, size_t n,
     return true;
 }
 
+/* The head in the layout `convert` writes, {"id":ID,"status":"committed",
+ * "ops":[ (or "aborted"), matched as literals around the id. */
+static bool canonical_head(const char *p, size_t i, size_t n, size_t *at,
+                           js_string *id, js_string *status)
+{
+    span name;
+    if (!TAKE(p, &i, n, "{\"id\":") || i >= n || p[i] != '"')
+        return false;
+    size_t open = i;
+    if (!plain_string(p, &i, n, &name) || name.n == 0 ||
+        !TAKE(p, &i, n, ",\"status\":"))
+        return false;
+    size_t st = i + 1;
+    if (!TAKE(p, &i, n, "\"committed\",\"ops\":[") &&
+        !TAKE(p, &i, n, "\"aborted\",\"ops\":["))
+        return false;
+    *id = (js_string){.start = open + 1, .end = open + 1 + name.n};
+    *status = (js_string){.start = st, .end = i - 9};  /* before ",\"ops\":[" */
+    *at = i - 1;
+    return true;
+}
+
 bool jr_plain_txn_head(const json_reader *r, size_t *at, js_string *id,
                        js_string *status)
 {
@@ -235,6 +257,8 @@ bool jr_plain_txn_head(const json_reader *r, size_t *at, js_string *id,
     size_t n = r->c.n, i = r->c.i;
     if (i >= n || p[i] != '{')
         return false;
+    if (canonical_head(p, i, n, at, id, status))
+        return true;
     i++;
     if (!member_named(p, &i, n, "id") || !string_then_comma(p, &i, n, id) ||
         id->end == id->start)

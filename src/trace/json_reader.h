@@ -119,6 +119,9 @@ bool jr_keep_extras(json_reader *r, int level, ip_extra_at at,
 /* Collect a tool field's value at `level`. */
 bool jr_add_extra(json_reader *r, int level, const js_string *name);
 
+/* Plain texts (json_fast.c) are at most this long. */
+enum { JR_PLAIN_MAX = 64 };
+
 /* json_fast.c: the op object at the cursor, when it is plain (only op,
  * key, value and from; plain strings and integers; nothing the general
  * reader would refuse), added to txn: 1, cursor after it; not plain: 0,

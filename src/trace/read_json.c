@@ -384,7 +384,16 @@ static bool read_plain_head(json_reader *r, txn_ctx *x, tok *f, size_t ops,
     r->extras[AT_TXN].n = 0;
     r->c.i = ops;
     r->c.depth = AT_TXN * 2 + 1;
-    if (!ops_stream(r, x, f, SIZE_MAX))
+    /* declared as declare_txn would, from the plain texts in place */
+    char name[JR_PLAIN_MAX + 1];
+    size_t len = id->end - id->start;
+    memcpy(name, r->data + id->start, len);
+    name[len] = '\0';
+    bool aborted = status->start != SIZE_MAX &&
+                   r->data[status->start] == 'a';
+    x->txn = ip_builder_txn(r->b, x->session, name,
+                            aborted ? IP_ABORTED : IP_COMMITTED, 0, r->err);
+    if (x->txn == IP_NONE || !ops_stream(r, x, f, SIZE_MAX))
         return false;
     f[X_OPS] = (tok){.kind = T_ARRAY, .streamed = true, .start = ops,
                      .end = r->c.i};

@@ -152,6 +152,19 @@ static void test_plain_txn_heads(void)
         "{\"id\": \"w\", \"ops\": %s}",
         "{\"id\": \"init\", \"ops\": %s}",
         "{\"id\": \"r\", \"ops\": {}}",
+        /* the layout convert writes (matched as literals) */
+        "{\"id\":\"r\",\"status\":\"committed\",\"ops\":%s}",
+        "{\"id\":\"r\",\"status\":\"aborted\",\"ops\":%s}",
+        "{\"id\":\"r\",\"status\":\"aborted\",\"ops\":%s,"
+        "\"status\":\"committed\"}",
+        "{\"id\":\"r\",\"status\":\"committed\",\"ops\":%s,\"meta\":1}",
+        "{\"id\":\"r\",\"status\":\"committed\",\"ops\":%s,\"bogus\":1}",
+        "{\"id\":\"\",\"status\":\"committed\",\"ops\":%s}",
+        "{\"id\":\"w\",\"status\":\"committed\",\"ops\":%s}",
+        "{\"id\":\"init\",\"status\":\"aborted\",\"ops\":%s}",
+        "{\"id\":\"r\",\"status\":\"committe\",\"ops\":%s}",
+        "{\"id\":\"r\",\"status\":\"committed\",\"ops\":{}}",
+        "{\"id\":\"r\",\"status\":\"committed\",\"ops\":%s,}",
     };
     /* a syntax error's column moves with the member put first */
     for (size_t i = 0; i < sizeof txns / sizeof *txns; i++)
