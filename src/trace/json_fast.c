@@ -11,11 +11,12 @@
  * wrong.  So this file decides nothing the general reader does not: it
  * only skips its bookkeeping (member lists, copies of every text).  The
  * same for the start of a transaction, up to its ops (jr_plain_txn_head).
+ * Ops and heads in exactly the layout `convert` writes are matched as
+ * literals around their texts first (canonical_members, canonical_head).
  */
 #include "json_reader.h"
 
 #include <string.h>
-
 
 /* A value's bytes: a string's content, or a number's or literal's text. */
 typedef struct span {
@@ -24,8 +25,7 @@ typedef struct span {
     bool string;
 } span;
 
-
-/* The literal lit (its length n, a constant) at p[*j]: moved past it. */
+/* The literal lit (a string constant) at p[*j], p[0, n): *j moved past it. */
 #define TAKE(p, j, n, lit)                                                  \
     ((n) - *(j) >= sizeof(lit) - 1 && !memcmp((p) + *(j), lit,              \
                                                sizeof(lit) - 1) &&           \
