@@ -339,12 +339,15 @@ uint32_t bld_intern_name(ip_builder *b, const char *s)
     return intern_name_len(b, s, strlen(s));
 }
 
-/* key[0, klen) and value[0, vlen) (NULL: none) as ids, then the op. */
+/* key[0, klen) (NULL: "") and value[0, vlen) (NULL: none) as ids, then
+ * the op. */
 static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, size_t klen, const char *value,
                    size_t vlen, bld_from from_kind, uint32_t from,
                    uint32_t line, ip_error *err)
 {
+    if (!key)
+        key = "", klen = 0;
     /* decimal keys and values (plume and dbcop histories converted to
      * JSON, text format keys) take the number caches: the same ids as
      * their text, without hashing it */
@@ -364,7 +367,7 @@ static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
     return append_op(b, txn, kind, k, vsid, from_kind, from, line, err);
 }
 
-/* strlen, NULL passing as none and "" as the key of none */
+/* strlen, 0 for NULL */
 static size_t len_of(const char *s)
 {
     return s ? strlen(s) : 0;
@@ -374,7 +377,7 @@ bool ip_builder_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    const char *key, const char *value, const char *from,
                    uint32_t line, ip_error *err)
 {
-    return ip_builder_op_len(b, txn, kind, key ? key : "", len_of(key), value,
+    return ip_builder_op_len(b, txn, kind, key, len_of(key), value,
                              len_of(value), from, len_of(from), line, err);
 }
 
@@ -405,17 +408,16 @@ bool ip_builder_read_candidates(ip_builder *b, uint32_t txn, const char *key,
             return oom(err), false;
         b->cands[b->n_cands++] = sid;
     }
-    return add_op(b, txn, IP_READ, key ? key : "", len_of(key), value,
-                  len_of(value), BLD_FROM_LIST, at, line, err);
+    return add_op(b, txn, IP_READ, key, len_of(key), value, len_of(value),
+                  BLD_FROM_LIST, at, line, err);
 }
 
 bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
                            const char *key, const char *value,
                            uint32_t from_txn, uint32_t line, ip_error *err)
 {
-    return add_op(b, txn, kind, key ? key : "", len_of(key), value,
-                  len_of(value), BLD_FROM_HANDLE, from_txn, line,
-                  err);
+    return add_op(b, txn, kind, key, len_of(key), value, len_of(value),
+                  BLD_FROM_HANDLE, from_txn, line, err);
 }
 
 void ip_builder_signed_numbers(ip_builder *b)

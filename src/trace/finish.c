@@ -519,20 +519,10 @@ static bool resolve_by_value(finisher *f, const read_ctx *r)
     uint32_t found = IP_NONE, other = IP_NONE, aborted = IP_NONE;
     uint32_t stale = IP_NONE, own_later = IP_NONE, own_earlier = IP_NONE;
     bool initial = value == f->b->initial_value;
-    const vslot_t *s = vslot(f, op->key, value);
-    uint32_t head = s->head;
-    if (r->own_before == IP_NONE && head == IP_NONE && initial) {
-        op->from = IP_INIT_TXN;   /* fast path: only the initial value */
-        return true;
-    }
-    if (r->own_before == IP_NONE && !initial && s->only != IP_NONE &&
-        s->only != op->txn) {
-        op->from = s->only;       /* fast path: one committed last write */
-        return true;
-    }
     if (initial)
         found = IP_INIT_TXN;
-    for (uint32_t i = head; i != IP_NONE; i = f->vnext[i]) {
+    for (uint32_t i = vslot(f, op->key, value)->head; i != IP_NONE;
+         i = f->vnext[i]) {
         const ip_op *w = &t->ops[i];
         if (w->txn == op->txn) {
             if (i > r->op)
@@ -592,35 +582,34 @@ static bool resolve_by_value(finisher *f, const read_ctx *r)
     return anomaly(f, r, IP_AN_THIN_AIR, IP_NONE, "value", msg);
 }
 
+/* The final id of the writer a read names by handle or by a known name;
+ * IP_NONE when it names none (by value, a list) or an unknown name. */
+static uint32_t named_writer(const finisher *f, const ip_op *op)
+{
+    uint32_t h = op->local == BLD_FROM_HANDLE ? op->from
+               : op->local == BLD_FROM_SID ? f->b->txn_of_sid[op->from]
+                                           : IP_NONE;
+    return h == IP_NONE ? IP_NONE : f->final_of[h];
+}
+
+/* A read settle_fast left: every check, anomaly and message. */
 static bool resolve_read(finisher *f, const read_ctx *r)
 {
     ip_op *op = &f->t->ops[r->op];
     bld_from kind = (bld_from)op->local;
-    uint32_t from = op->from, w = IP_NONE;
+    uint32_t from = op->from, w = named_writer(f, op);
     op->local = 0;
     op->from = IP_NONE;
     if (kind == BLD_FROM_LIST)
         return resolve_listed(f, r, from);
-    if (kind == BLD_FROM_HANDLE) {
-        w = f->final_of[from];
-    } else if (kind == BLD_FROM_SID) {
-        uint32_t h = f->b->txn_of_sid[from];
-        if (h == IP_NONE) {
-            char msg[320];
-            snprintf(msg, sizeof msg, "unknown transaction '%s'",
-                     f->t->strings[from]);
-            return input_error(f, r, "from", msg);
-        }
-        w = f->final_of[h];
+    if (kind == BLD_FROM_SID && w == IP_NONE) {
+        char msg[320];
+        snprintf(msg, sizeof msg, "unknown transaction '%s'",
+                 f->t->strings[from]);
+        return input_error(f, r, "from", msg);
     }
     if (w == IP_NONE)
         return resolve_by_value(f, r);
-    uint32_t value = op->value == IP_NONE ? BY_WRITER | w : op->value;
-    if (r->own_before == IP_NONE && w != op->txn && w != IP_INIT_TXN &&
-        vslot(f, op->key, value)->only == w) {
-        op->from = w;             /* fast path: w's committed last write */
-        return true;
-    }
     read_ctx named = *r;
     named.named = true;
     return resolve_named(f, &named, w);
@@ -646,30 +635,27 @@ typedef struct walker {
     bool oom;
 } walker;
 
-/* Settle the read r by a fast path when one applies (writing only its
- * own op); false leaves it untouched for resolve_read. */
+/* Settle the read r when one probe of the index decides it (writing only
+ * its own op): the initial transaction named; a named writer whose
+ * committed last write of the key has the read's value (or, without
+ * values, is indexed by writer); by value, only the initial value or one
+ * committed last write.  False leaves it untouched for resolve_read. */
 static bool settle_fast(const finisher *f, const read_ctx *r)
 {
     ip_op *op = &f->t->ops[r->op];
     if (r->own_before != IP_NONE || op->local == BLD_FROM_LIST)
         return false;
-    uint32_t w = IP_NONE;
-    if (op->local == BLD_FROM_HANDLE)
-        w = f->final_of[op->from];
-    else if (op->local == BLD_FROM_SID &&
-             (w = f->b->txn_of_sid[op->from]) != IP_NONE)
-        w = f->final_of[w];
-    else if (op->local == BLD_FROM_SID)
+    uint32_t w = named_writer(f, op);
+    if (op->local == BLD_FROM_SID && w == IP_NONE)
         return false;             /* unknown name: resolve_read says so */
     uint32_t found = IP_NONE;
     if (w == IP_INIT_TXN && ip_committed(f->t, w)) {
-        found = w;                /* as resolve_named */
+        found = w;
     } else if (w != IP_NONE) {
         uint32_t value = op->value == IP_NONE ? BY_WRITER | w : op->value;
         if (w != op->txn && vslot(f, op->key, value)->only == w)
             found = w;
     } else {
-        /* as resolve_by_value's fast paths */
         uint32_t value = op->value == IP_NONE ? f->b->null_sid : op->value;
         const vslot_t *s = vslot(f, op->key, value);
         bool initial = value == f->b->initial_value;

@@ -186,7 +186,6 @@ int jr_plain_op(json_reader *r, uint32_t txn)
         (from->s && (is_write || !from->string || from->n == 0)))
         return 0;
     r->c.i = i;
-    r->extras[AT_OP].n = 0;
     /* the texts the general reader makes, in place: a plain string value
      * keeps its quotes, which are around it in the input */
     const span *value = &m[M_VALUE];

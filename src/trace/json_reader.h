@@ -1,9 +1,8 @@
 /*
  * json_reader.h - the JSON trace reader's state and its token level, shared
  * by json_members.c (values, members, texts, tool fields), json_fast.c
- * (the plain op) and read_json.c (the document: trace, sessions,
- * transactions, ops).  Internal to
- * src/trace.
+ * (plain ops and transaction heads) and read_json.c (the document: trace,
+ * sessions, transactions, ops).  Internal to src/trace.
  *
  * Texts handed out are offsets into r->text, valid until it is reset (at
  * each op); SIZE_MAX means failure, with r->err set, or r->syntax for bad

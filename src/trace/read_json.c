@@ -381,7 +381,6 @@ static bool read_plain_head(json_reader *r, txn_ctx *x, tok *f, size_t ops,
     if (status->start != SIZE_MAX)
         f[X_STATUS] = (tok){.kind = T_STRING, .start = status->start - 1,
                             .end = status->end + 1, .str = *status};
-    r->extras[AT_TXN].n = 0;
     r->c.i = ops;
     r->c.depth = AT_TXN * 2 + 1;
     /* declared as declare_txn would, from the plain texts in place */

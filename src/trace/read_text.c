@@ -169,14 +169,11 @@ static bool plain_line(const char *p, const char *e, text_line *l)
     bool read = take(&p, e, "READ KEY[", 9);
     if (!read && !take(&p, e, "WRITE KEY[", 10))
         return false;
-    const char *k = p;
-    while (p < e && *p != ']' && (unsigned char)*p >= 0x20 && *p != 0x7f)
-        p++;
-    if (p == k || p == e || *p != ']')
+    *l = (text_line){.kind = read ? IP_READ : IP_WRITE};
+    cursor c = {.p = p, .e = e};
+    if (!bracketed(&c, &l->key, &l->key_end))
         return false;
-    *l = (text_line){.kind = read ? IP_READ : IP_WRITE, .key = k,
-                     .key_end = p};
-    p++;
+    p = c.p;
     return take(&p, e, " Txn(", 5) && plain_ref(&p, e, &l->owner) &&
            (!read || (take(&p, e, " From(", 6) &&
                       plain_ref(&p, e, &l->from))) &&
