@@ -53,7 +53,7 @@ seed() {   # seed DIR BYTE FILE...
     done
 }
 mkdir -p "$out"
-json_files="$root/tests/traces/*.json $root/examples/traces/*.json $root/tests/fuzz/seeds/small.json $root/tests/fuzz/seeds/small-lines.json $root/tests/fuzz/regress/*.json"
+json_files="$root/tests/traces/*.json $root/examples/traces/*.json $root/tests/fuzz/seeds/small.json $root/tests/fuzz/seeds/small-lines.json $root/tests/fuzz/seeds/small-tabs.json $root/tests/fuzz/regress/*.json"
 text_files="$root/tests/corpus/isopredict-microbenchmark/*.txt"
 plume_files="$root/tests/fuzz/seeds/small.plume"
 awdit_files="$root/tests/corpus/awdit-tests/causal/*.txt $root/tests/corpus/awdit-tests/none/*.txt $root/tests/corpus/awdit-tests/read-atomic/generated/l4e10sqrt.txt"

@@ -11,11 +11,20 @@
  * wrong.  So this file decides nothing the general reader does not: it
  * only skips its bookkeeping (member lists, copies of every text).  The
  * same for the start of a transaction, up to its ops (jr_plain_txn_head).
- * Ops and heads in exactly the layout `convert` writes are matched as
- * literals around their texts first (canonical_members, canonical_head).
+ *
+ * Objects of a file are nearly always laid out alike, so the layout
+ * costs a few compares per object instead of a scan of every member and
+ * every byte of whitespace: ops and heads in the layout `convert` writes
+ * are matched as literals around their texts (canonical_members,
+ * canonical_head); in any other layout, the shape of the last plain read,
+ * write and head (their bytes outside the texts, jr_shape) is learnt and
+ * the next ones matched against it (match_shape).  A shape is learnt only
+ * from an object the plain path accepted, so matching it accepts nothing
+ * that path would not.
  */
 #include "json_reader.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* A value's bytes: a string's content, or a number's or literal's text. */
@@ -30,6 +39,20 @@ typedef struct span {
     ((n) - *(j) >= sizeof(lit) - 1 && !memcmp((p) + *(j), lit,              \
                                                sizeof(lit) - 1) &&           \
      (*(j) += sizeof(lit) - 1, true))
+
+static uint64_t load64(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static uint32_t load32(const char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
 
 /* The bytes that end a plain string's scan: its closing quote, and those
  * that make it not plain (a backslash, a control byte). */
@@ -165,6 +188,143 @@ static bool canonical_members(const char *p, size_t *i, size_t n,
     return true;
 }
 
+/* a[0, len) == b[0, len), for the short pieces of a shape: in words (the
+ * last one overlapping), where memcmp would be a call. */
+static inline bool same_bytes(const char *a, const char *b, size_t len)
+{
+    if (len > 16) {
+        for (size_t i = 0; len - i > 16; i += 16)
+            if (load64(a + i) != load64(b + i) ||
+                load64(a + i + 8) != load64(b + i + 8))
+                return false;
+        a += len - 16, b += len - 16;
+        return load64(a) == load64(b) && load64(a + 8) == load64(b + 8);
+    }
+    if (len >= 8)
+        return load64(a) == load64(b) &&
+               load64(a + len - 8) == load64(b + len - 8);
+    if (len >= 4)
+        return load32(a) == load32(b) &&
+               load32(a + len - 4) == load32(b + len - 4);
+    for (size_t i = 0; i < len; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* The piece of `len` bytes at p[*j]: *j moved past it. */
+static bool take_piece(const char *p, size_t *j, size_t n, const char *piece,
+                       size_t len)
+{
+    if (n - *j < len || !same_bytes(p + *j, piece, len))
+        return false;
+    *j += len;
+    return true;
+}
+
+/* The object at p[*i] when it has shape sh, byte for byte outside its
+ * texts: the texts into t (scalars as plain_scalar reads them, the others
+ * plain strings), the word into *word; *i after the last piece. */
+static bool match_shape(const jr_shape *sh, const char *p, size_t *i,
+                        size_t n, span t[3], span *word)
+{
+    size_t j = *i;
+    if (sh->len[0] == 0)
+        return false;             /* nothing learnt */
+    for (int x = 0;; x++) {
+        size_t at = j;
+        if (!take_piece(p, &j, n, sh->piece[x], sh->len[x]))
+            return false;
+        if (x == sh->word_piece)
+            *word = (span){.s = p + at + sh->word_at, .n = sh->word_len,
+                           .string = true};
+        if (x == sh->n)
+            break;
+        if (j >= n || (sh->scalars >> x & 1
+                           ? !plain_scalar(p, &j, n, &t[x])
+                           : p[j] != '"' || !plain_string(p, &j, n, &t[x])))
+            return false;
+    }
+    *i = j;
+    return true;
+}
+
+/* Where a text starts and ends in the input (quotes included). */
+static const char *text_start(const span *v)
+{
+    return v->s - v->string;
+}
+
+static const char *text_end(const span *v)
+{
+    return v->s + v->n + v->string;
+}
+
+/* Learn the shape of the object p[start, end) whose texts are t[0, n), in
+ * the order met, text x of member[x] and a scalar when its bit is set in
+ * scalars, with the string word (if any) in one of its pieces; unchanged
+ * when a piece is too long. */
+static void learn_shape(jr_shape *sh, const char *p, size_t start,
+                        size_t end, const span *t, uint8_t n,
+                        const uint8_t *member, uint8_t scalars,
+                        const span *word)
+{
+    jr_shape new = {.n = n, .scalars = scalars, .word_piece = UINT8_MAX};
+    const char *from = p + start;
+    for (uint8_t x = 0; x <= n; x++) {
+        const char *to = x < n ? text_start(&t[x]) : p + end;
+        if (to - from > JR_PIECE_MAX)
+            return;
+        new.len[x] = (uint8_t)(to - from);
+        memcpy(new.piece[x], from, new.len[x]);
+        if (word && word->s >= from && word->s < to) {
+            new.word_piece = x;
+            new.word_at = (uint8_t)(word->s - from);
+            new.word_len = (uint8_t)word->n;
+        }
+        if (x < n) {
+            new.member[x] = member[x];
+            from = text_end(&t[x]);
+        }
+    }
+    *sh = new;
+}
+
+/* The op at p[*i] when it has shape sh: its members into m. */
+static bool shaped_members(const jr_shape *sh, const char *p, size_t *i,
+                           size_t n, span m[N_MEMBERS])
+{
+    span t[3];
+    if (!match_shape(sh, p, i, n, t, &m[M_OP]))
+        return false;
+    for (int x = 0; x < sh->n; x++)
+        m[sh->member[x]] = t[x];
+    return true;
+}
+
+/* Learn the shape of the plain op p[start, end) whose members are m. */
+static void learn_op_shape(jr_shape *sh, const char *p, size_t start,
+                           size_t end, const span m[N_MEMBERS])
+{
+    uint8_t member[3], n = 0, scalars = 0;
+    for (uint8_t k = M_KEY; k < N_MEMBERS; k++)
+        if (m[k].s)
+            member[n++] = k;
+    for (uint8_t x = 1; x < n; x++)          /* in the order met */
+        for (uint8_t y = x; y > 0 && m[member[y - 1]].s > m[member[y]].s;
+             y--) {
+            uint8_t k = member[y];
+            member[y] = member[y - 1];
+            member[y - 1] = k;
+        }
+    span t[3];
+    for (uint8_t x = 0; x < n; x++) {
+        t[x] = m[member[x]];
+        scalars |= (uint8_t)((member[x] == M_VALUE) << x);
+    }
+    learn_shape(sh, p, start, end, t, n, member, scalars, &m[M_OP]);
+}
+
 int jr_plain_op(json_reader *r, uint32_t txn)
 {
     const char *p = r->c.p;
@@ -172,11 +332,19 @@ int jr_plain_op(json_reader *r, uint32_t txn)
     span m[N_MEMBERS] = {{0}};
     if (i >= n || p[i] != '{')
         return 0;
-    if (!canonical_members(p, &i, n, m)) {
+    /* convert's layout first, then the shapes of the last plain read and
+     * write, then any: each try starts afresh (a failed one may have
+     * filled some members) */
+    bool fresh = false;
+    if (!canonical_members(p, &i, n, m) &&
+        (memset(m, 0, sizeof m),
+         !shaped_members(&r->shapes[0], p, &i, n, m)) &&
+        (memset(m, 0, sizeof m),
+         !shaped_members(&r->shapes[1], p, &i, n, m))) {
         memset(m, 0, sizeof m);
-        i = r->c.i;
         if (!plain_members(p, &i, n, m))
             return 0;
+        fresh = true;
     }
     const span *op = &m[M_OP], *key = &m[M_KEY], *from = &m[M_FROM];
     bool is_read = op->string && op->n == 4 && !memcmp(op->s, "read", 4);
@@ -185,6 +353,8 @@ int jr_plain_op(json_reader *r, uint32_t txn)
     if ((!is_read && !is_write) || !key->string || key->n == 0 ||
         (from->s && (is_write || !from->string || from->n == 0)))
         return 0;
+    if (fresh)
+        learn_op_shape(&r->shapes[is_write], p, r->c.i, i, m);
     r->c.i = i;
     /* the texts the general reader makes, in place: a plain string value
      * keeps its quotes, which are around it in the input */
@@ -196,15 +366,16 @@ int jr_plain_op(json_reader *r, uint32_t txn)
     return ok ? 1 : -1;
 }
 
-/* `"word"` then `:` at p[*i] (whitespace around skipped): *i after it. */
+/* `"word"` then `:` at p[*i] (whitespace around skipped): *i after it.
+ * The name is compared in place: a name with an escape or another word
+ * is not this one. */
 static bool member_named(const char *p, size_t *i, size_t n, const char *word)
 {
-    span name;
     size_t j = js_skip_ws(p, *i, n), len = strlen(word);
-    if (j >= n || p[j] != '"' || !plain_string(p, &j, n, &name) ||
-        name.n != len || memcmp(name.s, word, len))
+    if (n - j < len + 3 || p[j] != '"' || memcmp(p + j + 1, word, len) ||
+        p[j + 1 + len] != '"')
         return false;
-    j = js_skip_ws(p, j, n);
+    j = js_skip_ws(p, j + len + 2, n);
     if (j >= n || p[j] != ':')
         return false;
     *i = js_skip_ws(p, j + 1, n);
@@ -249,14 +420,35 @@ static bool canonical_head(const char *p, size_t i, size_t n, size_t *at,
     return true;
 }
 
-bool jr_plain_txn_head(const json_reader *r, size_t *at, js_string *id,
+/* The head in the layout of a head met before (r->head), or any, as
+ * member_named reads it; the layout learnt. */
+static bool shaped_head(json_reader *r, size_t *at, js_string *id,
+                        js_string *status)
+{
+    const char *p = r->c.p;
+    size_t n = r->c.n, i = r->c.i;
+    span t[3], word = {0};
+    if (!match_shape(&r->head, p, &i, n, t, &word) || t[0].n == 0)
+        return false;
+    *id = (js_string){.start = (size_t)(t[0].s - p)};
+    id->end = id->start + t[0].n;
+    *status = (js_string){.start = SIZE_MAX};
+    if (word.s)
+        *status = (js_string){.start = (size_t)(word.s - p),
+                              .end = (size_t)(word.s - p) + word.n};
+    *at = i - 1;
+    return true;
+}
+
+bool jr_plain_txn_head(json_reader *r, size_t *at, js_string *id,
                        js_string *status)
 {
     const char *p = r->c.p;
     size_t n = r->c.n, i = r->c.i;
     if (i >= n || p[i] != '{')
         return false;
-    if (canonical_head(p, i, n, at, id, status))
+    if (canonical_head(p, i, n, at, id, status) ||
+        shaped_head(r, at, id, status))
         return true;
     i++;
     if (!member_named(p, &i, n, "id") || !string_then_comma(p, &i, n, id) ||
@@ -277,5 +469,10 @@ bool jr_plain_txn_head(const json_reader *r, size_t *at, js_string *id,
     if (!member_named(p, &i, n, "ops") || i >= n || p[i] != '[')
         return false;
     *at = i;
+    span t = {.s = p + id->start, .n = id->end - id->start, .string = true};
+    span word = {.s = p + status->start, .n = status->end - status->start};
+    uint8_t member = 0;
+    learn_shape(&r->head, p, r->c.i, i + 1, &t, 1, &member, 0,
+                status->start == SIZE_MAX ? NULL : &word);
     return true;
 }

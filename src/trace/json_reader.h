@@ -57,6 +57,26 @@ typedef struct member_list {
 /* Levels of the document, for r->extras. */
 enum { AT_TRACE, AT_SESSION, AT_TXN, AT_OP };
 
+/* json_fast.c reads texts of at most JR_PLAIN_MAX bytes, and learns op
+ * shapes whose pieces are at most JR_PIECE_MAX bytes. */
+enum { JR_PLAIN_MAX = 64, JR_PIECE_MAX = 64 };
+
+/* The shape of a plain object (json_fast.c): its bytes outside its texts
+ * (an op's key, from and value; a transaction's id) - whitespace, names,
+ * punctuation, and the one word that is part of the shape (an op's
+ * "read" or "write", a transaction's status) - as the piece before each
+ * text and the piece after the last.  Objects of the same shape are
+ * matched against these bytes. */
+typedef struct jr_shape {
+    uint8_t n;                /* texts, 1-3 (no pieces: nothing learnt) */
+    uint8_t member[3];        /* json_fast.c's member of each text */
+    uint8_t scalars;          /* bit x: text x is any plain scalar */
+    uint8_t len[4];           /* piece x precedes text x */
+    uint8_t word_piece;       /* the piece holding the word, or > n */
+    uint8_t word_at, word_len;
+    char piece[4][JR_PIECE_MAX];
+} jr_shape;
+
 typedef struct json_reader {
     const char *path;
     const char *data;
@@ -70,6 +90,8 @@ typedef struct json_reader {
     size_t *cands;            /* text offsets of a read's candidates */
     uint32_t n_cands, cap_cands;
     uint32_t bad_cand;        /* index of the first bad candidate */
+    jr_shape shapes[2];       /* of the last plain read and write */
+    jr_shape head;            /* of the last plain transaction head */
 } json_reader;
 
 /* jr_classify's answers besides a model field's index. */
@@ -118,9 +140,6 @@ bool jr_keep_extras(json_reader *r, int level, ip_extra_at at,
 /* Collect a tool field's value at `level`. */
 bool jr_add_extra(json_reader *r, int level, const js_string *name);
 
-/* Plain texts (json_fast.c) are at most this long. */
-enum { JR_PLAIN_MAX = 64 };
-
 /* json_fast.c: the op object at the cursor, when it is plain (only op,
  * key, value and from; plain strings and integers; nothing the general
  * reader would refuse), added to txn: 1, cursor after it; not plain: 0,
@@ -132,7 +151,7 @@ int jr_plain_op(json_reader *r, uint32_t txn);
  * STATUS "committed" or "aborted"; any whitespace)?  Then *at is the
  * offset of its ops' '[' and id, status (start SIZE_MAX when absent) the
  * strings; the cursor is not moved. */
-bool jr_plain_txn_head(const json_reader *r, size_t *at, js_string *id,
+bool jr_plain_txn_head(json_reader *r, size_t *at, js_string *id,
                        js_string *status);
 
 #endif

@@ -117,6 +117,69 @@ static void test_plain_equals_general(void)
         CU_ASSERT_TRUE(read_alike(read_with, ops[i], false));
 }
 
+/* A plain op teaches its shape; the op after it is matched against that
+ * shape first.  Each entry is the teacher (or two), then the op.  (A
+ * syntax error's column moves with the "meta" member added.) */
+#define TAB_READ(key, from, value)                                         \
+    "{\n\t\t\"op\": \"read\",\n\t\t\"key\": " key ",\n\t\t\"from\": " from  \
+    ",\n\t\t\"value\": " value "\n\t"
+#define TEACHER TAB_READ("\"k\"", "\"w\"", "1") "}, "
+
+static void test_shaped_ops(void)
+{
+    static const char *const ops[] = {
+        /* the teacher's shape, other texts */
+        TEACHER TAB_READ("\"k\"", "\"w\"", "1"),
+        TEACHER TAB_READ("\"j\"", "\"w\"", "\"s\""),
+        TEACHER TAB_READ("\"k\"", "\"init\"", "null"),
+        TEACHER TAB_READ("\"k\"", "\"w\"", "true"),
+        /* the shape's bytes, but not plain or wrong */
+        TEACHER TAB_READ("\"\"", "\"w\"", "1"),
+        TEACHER TAB_READ("\"k\"", "\"\"", "1"),
+        TEACHER TAB_READ("\"k\"", "\"nobody\"", "1"),
+        TEACHER TAB_READ("\"k\"", "7", "1"),
+        TEACHER TAB_READ("5", "\"w\"", "1"),
+        TEACHER TAB_READ("\"k\\u0041\"", "\"w\"", "1"),
+        TEACHER TAB_READ("\"k\"", "\"w\"", "1.5"),
+        TEACHER TAB_READ("\"k\"", "\"w\"", "01"),
+        TEACHER TAB_READ("\"k\"", "\"w\"", "2"),
+        TEACHER TAB_READ("\"k\"", "[\"w\"]", "1"),
+        TEACHER TAB_READ("\"k\"", "\"w\"", "{}"),
+        TEACHER TAB_READ("\"k\"", "\"w\"", "nul"),
+        /* other bytes: another shape, or none */
+        TEACHER "{\n\t\t\"op\": \"read\",\n\t\t\"key\": \"k\",\n\t\t"
+        "\"from\": \"w\"\n\t",
+        TEACHER "{\n\t\t\"op\":  \"read\",\n\t\t\"key\": \"k\",\n\t\t"
+        "\"from\": \"w\",\n\t\t\"value\": 1\n\t",
+        TEACHER TAB_READ("\"k\"", "\"w\"", "1,\n\t\t\"value\": 2"),
+        TEACHER TAB_READ("\"k\"", "\"w\"", "1,\n\t\t\"meta\": 2"),
+        TEACHER "{\n\t\t\"op\": \"write\",\n\t\t\"key\": \"k\",\n\t\t"
+        "\"from\": \"w\",\n\t\t\"value\": 1\n\t",
+        TEACHER "{\n\t\t\"op\": \"read\",\n\t\t\"key\": \"k\",\n\t\t"
+        "\"from\": \"w\",\n\t\t\"value\": 1\n\t}",
+        /* writes teach their own shape; reads keep theirs */
+        "{\n \"op\": \"write\",\n \"key\": \"x\",\n \"value\": 5\n}, "
+        "{\n \"op\": \"write\",\n \"key\": \"y\",\n \"value\": \"v\"\n",
+        TEACHER "{\n \"op\": \"write\",\n \"key\": \"x\",\n \"value\": 5\n}, "
+        TAB_READ("\"k\"", "\"w\"", "1"),
+        TEACHER "{\n \"op\": \"write\",\n \"key\": \"x\",\n \"value\": 5\n}, "
+        "{\n \"op\": \"write\",\n \"key\": \"x\",\n \"from\": \"w\"\n",
+        /* any member order; the op's own text is part of the shape */
+        "{\"value\": 1, \"from\": \"w\", \"key\": \"k\", \"op\": \"read\"}, "
+        "{\"value\": \"s\", \"from\": \"w\", \"key\": \"j\", \"op\": \"read\"",
+        "{\"value\": 1, \"from\": \"w\", \"key\": \"k\", \"op\": \"read\"}, "
+        "{\"value\": 1, \"from\": \"w\", \"key\": \"k\", \"op\": \"write\"",
+        "{\"key\": \"k\", \"op\": \"read\"}, {\"key\": \"j\", \"op\": \"read\"",
+        /* pieces too long to learn */
+        "{\"op\":                                                           "
+        "\"read\", \"key\": \"k\", \"from\": \"w\"}, "
+        "{\"op\":                                                           "
+        "\"read\", \"key\": \"k\", \"from\": \"w\"",
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        CU_ASSERT_TRUE(read_alike(read_with, ops[i], true));
+}
+
 /* A reader transaction "r" (one op reading k from w) written as txn, a
  * format with %s where the ops array goes, after the writer "w". */
 static ip_trace *read_txn_as(const char *txn, bool tool_first, ip_error *err)
@@ -152,6 +215,13 @@ static void test_plain_txn_heads(void)
         "{\"id\": \"w\", \"ops\": %s}",
         "{\"id\": \"init\", \"ops\": %s}",
         "{\"id\": \"r\", \"ops\": {}}",
+        /* the shape of the writer's head ({"id": ID, "ops": [), learnt */
+        "{\"id\": \"r\\u0041\", \"ops\": %s}",
+        "{\"id\": 5, \"ops\": %s}",
+        "{\"id\": \"r\", \"ops\": %s, \"ops\": 1}",
+        "{\"id\": \"r\", \"ops\":  %s}",
+        "{\"id\": \"rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"
+        "rrrr\", \"ops\": %s}",
         /* the layout convert writes (matched as literals) */
         "{\"id\":\"r\",\"status\":\"committed\",\"ops\":%s}",
         "{\"id\":\"r\",\"status\":\"aborted\",\"ops\":%s}",
@@ -177,4 +247,6 @@ void add_json_plain_tests(CU_pSuite s)
                 "reader reads them", test_plain_txn_heads);
     CU_add_test(s, "json: plain ops read as the general reader reads them",
                 test_plain_equals_general);
+    CU_add_test(s, "json: ops matched against a learnt shape read as the "
+                "general reader reads them", test_shaped_ops);
 }
