@@ -264,7 +264,7 @@ static bool replay(ip_builder *b, const ip_trace *obs, const ip_assignment *a,
                     continue;
                 if (!add_op(b, obs, a, ev_of_op, o, h, err) ||
                     !ip_builder_extra(b, IP_EXTRA_OP, h,
-                                      ip_str(obs, obs->ops[o].extra), err))
+                                      ip_str(obs, ip_op_extra(obs, o)), err))
                     return false;
                 m->hist_op[o] = idx++;
             }

@@ -56,6 +56,8 @@ void ip_builder_free(ip_builder *b)
     free(b->txns);
     free(b->cands);
     free(b->ops);
+    free(b->op_line);
+    free(b->op_extra);
     free(b->key_sid);
     ip_idmap_free(&b->num_keys);
     ip_idmap_free(&b->num_values);
@@ -82,7 +84,9 @@ static void reserve(void **arr, uint32_t n, uint32_t *cap, size_t elem,
 
 void ip_builder_reserve(ip_builder *b, uint64_t n_ops, uint64_t n_txns)
 {
-    reserve((void **)&b->ops, b->n_ops, &b->cap_ops, sizeof *b->ops, n_ops);
+    if (!b->op_line && !b->op_extra)   /* they would have to follow */
+        reserve((void **)&b->ops, b->n_ops, &b->cap_ops, sizeof *b->ops,
+                n_ops);
     reserve((void **)&b->txns, b->n_txns, &b->cap_txns, sizeof *b->txns,
             n_txns + 1);
 }
@@ -216,12 +220,45 @@ static uint32_t key_index(ip_builder *b, uint32_t ksid)
     return b->key_of_sid[ksid];
 }
 
+/* A side array of ops (op_line, op_extra) for cap_ops ops, its first
+ * n_ops entries `none`. */
+static uint32_t *new_side(const ip_builder *b, uint32_t none)
+{
+    uint32_t *a = ip_malloc_big((size_t)b->cap_ops * sizeof *a);
+    for (uint32_t i = 0; a && i < b->n_ops; i++)
+        a[i] = none;
+    return a;
+}
+
+static bool grow_side(uint32_t **a, uint32_t cap)
+{
+    uint32_t *p = *a ? realloc(*a, (size_t)cap * sizeof *p) : NULL;
+    if (p)
+        *a = p;
+    return !*a || p;
+}
+
+/* Room for one more op, in ops and the side arrays there are. */
+static bool room_for_op(ip_builder *b)
+{
+    if (b->n_ops < b->cap_ops)
+        return true;
+    return ip_grow((void **)&b->ops, &b->cap_ops, sizeof *b->ops) &&
+           grow_side(&b->op_line, b->cap_ops) &&
+           grow_side(&b->op_extra, b->cap_ops);
+}
+
 static bool append_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                       uint32_t key, uint32_t vsid, bld_from from_kind,
                       uint32_t from, uint32_t line, ip_error *err)
 {
-    if (!BLD_GROW(b->ops, b->n_ops, b->cap_ops))
+    if (!room_for_op(b) || (line && !b->op_line && !(b->op_line =
+                                                         new_side(b, 0))))
         return oom(err), false;
+    if (b->op_line)
+        b->op_line[b->n_ops] = line;
+    if (b->op_extra)
+        b->op_extra[b->n_ops] = IP_NONE;
     if (kind != IP_READ || from == IP_NONE)
         from_kind = BLD_FROM_NONE, from = IP_NONE;
     b->txns[txn].last_op = b->n_ops;
@@ -229,8 +266,7 @@ static bool append_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
     b->n_writes += kind == IP_WRITE;
     b->ops[b->n_ops++] = (ip_op){
         .kind = (uint8_t)kind, .local = (uint8_t)from_kind, .key = key,
-        .value = vsid, .from = from, .txn = txn, .line = line,
-        .extra = IP_NONE};
+        .value = vsid, .from = from, .txn = txn};
     return true;
 }
 
@@ -440,10 +476,9 @@ bool ip_builder_op_num(ip_builder *b, uint32_t txn, ip_op_kind kind,
 void bld_locate(const ip_builder *b, const ip_trace *t, uint32_t i,
                 const char *field, char *buf, size_t n)
 {
-    const ip_op *op = &t->ops[i];
-    const ip_txn *x = &t->txns[op->txn];
-    if (op->line)
-        snprintf(buf, n, "%s:%u", b->file, op->line);
+    const ip_txn *x = &t->txns[t->ops[i].txn];
+    if (ip_op_line(t, i))
+        snprintf(buf, n, "%s:%u", b->file, ip_op_line(t, i));
     else
         snprintf(buf, n, "%s: sessions[%u].transactions[%u].ops[%u]%s%s",
                  b->file, x->session, x->index, i - x->op_first,
@@ -467,8 +502,12 @@ bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,
         b->txns[handle].extra = sid;
         break;
     case IP_EXTRA_OP:
-        if (b->txns[handle].last_op != IP_NONE)
-            b->ops[b->txns[handle].last_op].extra = sid;
+        if (b->txns[handle].last_op == IP_NONE ||
+            (sid == IP_NONE && !b->op_extra))
+            break;
+        if (!b->op_extra && !(b->op_extra = new_side(b, IP_NONE)))
+            return oom(err), false;
+        b->op_extra[b->txns[handle].last_op] = sid;
         break;
     }
     return true;

@@ -44,6 +44,8 @@ struct ip_builder {
     pending_txn *txns;        /* handle 0 is the initial transaction */
     uint32_t n_txns, cap_txns;
     ip_op *ops;               /* see bld_from */
+    uint32_t *op_line, *op_extra;   /* parallel to ops (cap_ops long);
+                                       NULL until an op has one */
     uint32_t n_ops, cap_ops, n_writes;
     uint32_t *cands;          /* candidate lists of listed reads */
     uint32_t n_cands, cap_cands;

@@ -111,17 +111,29 @@ static bool group_ops(finisher *f)
          * realloc to 0 bytes frees) */
         ip_op *fit = b->n_ops ? realloc(b->ops, b->n_ops * sizeof *fit) : NULL;
         t->ops = fit ? fit : b->ops;
+        t->op_line = b->op_line;
+        t->op_extra = b->op_extra;
         b->ops = NULL;
+        b->op_line = b->op_extra = NULL;
         return true;
     }
+    size_t side = b->n_ops * sizeof(uint32_t);
     t->ops = ip_malloc_big(b->n_ops * sizeof *t->ops);
-    if (!t->ops)
+    t->op_line = b->op_line ? ip_malloc_big(side) : NULL;
+    t->op_extra = b->op_extra ? ip_malloc_big(side) : NULL;
+    if (!t->ops || (b->op_line && !t->op_line) ||
+        (b->op_extra && !t->op_extra))
         return fail_oom(f);
     for (uint32_t id = 0; id < t->n_txns; id++)
         t->txns[id].op_count = 0;      /* counts again while placing */
     for (uint32_t i = 0; i < b->n_ops; i++) {
         ip_txn *x = &t->txns[b->ops[i].txn];
-        t->ops[x->op_first + x->op_count++] = b->ops[i];
+        uint32_t at = x->op_first + x->op_count++;
+        t->ops[at] = b->ops[i];
+        if (t->op_line)
+            t->op_line[at] = b->op_line[i];
+        if (t->op_extra)
+            t->op_extra[at] = b->op_extra[i];
     }
     f->spare = b->ops;            /* room for the index, see index_writes */
     f->spare_bytes = (size_t)b->cap_ops * sizeof *b->ops;

@@ -470,9 +470,12 @@ bool jr_plain_txn_head(json_reader *r, size_t *at, js_string *id,
         return false;
     *at = i;
     span t = {.s = p + id->start, .n = id->end - id->start, .string = true};
-    span word = {.s = p + status->start, .n = status->end - status->start};
+    span word = {0};
+    if (status->start != SIZE_MAX)
+        word = (span){.s = p + status->start,
+                      .n = status->end - status->start, .string = true};
     uint8_t member = 0;
     learn_shape(&r->head, p, r->c.i, i + 1, &t, 1, &member, 0,
-                status->start == SIZE_MAX ? NULL : &word);
+                word.s ? &word : NULL);
     return true;
 }

@@ -54,7 +54,7 @@ static bool add_ops(ip_builder *b, const ip_trace *t, const uint32_t *handle,
                                        ip_key_name(t, op->key),
                                        ip_str(t, op->value), from, 0, err) ||
                 !ip_builder_extra(b, IP_EXTRA_OP, handle[x],
-                                  ip_str(t, op->extra), err))
+                                  ip_str(t, ip_op_extra(t, o)), err))
                 return false;
         }
     }

@@ -127,6 +127,8 @@ void ip_trace_free(ip_trace *t)
     free(t->sessions);
     free(t->txns);
     free(t->ops);
+    free(t->op_line);
+    free(t->op_extra);
     free(t->events);
     free(t->key_ids);
     free(t->key_writer_first);

@@ -78,9 +78,8 @@ typedef struct ip_op {
                                  IP_NONE when unresolved (lenient mode) or
                                  ambiguous (see ip_trace.amb_*) */
     uint32_t txn;             /* owning transaction */
-    uint32_t line;            /* source line, 0 for JSON input */
-    uint32_t extra;           /* tool fields (string id) or IP_NONE */
-} ip_op;
+} ip_op;                      /* its line and tool fields: ip_op_line,
+                                 ip_op_extra (rare, so kept aside) */
 
 typedef struct ip_event {
     uint8_t kind;             /* ip_op_kind */
@@ -124,6 +123,11 @@ typedef struct ip_trace {
     ip_txn *txns;          uint32_t n_txns;     /* includes txn 0 */
     ip_op *ops;            uint32_t n_ops;
     ip_event *events;      uint32_t n_events;
+    /* per op, parallel to ops: its source line (NULL when the input has
+     * none: JSON, dbcop, Cobra) and its tool fields, a string id or
+     * IP_NONE (NULL when no op has any); read them with ip_op_line and
+     * ip_op_extra */
+    uint32_t *op_line, *op_extra;
 
     /* keys: key_ids[k] is the string id of key k, k in [0, n_keys).  Key
      * indices, not string ids, are what ip_event.key and ip_op.key hold. */
@@ -158,6 +162,17 @@ typedef struct ip_trace {
 
     void *arena;              /* backing store of strings (internal) */
 } ip_trace;
+
+/* Op i's source line (0: none) and tool fields (string id or IP_NONE). */
+static inline uint32_t ip_op_line(const ip_trace *t, uint32_t i)
+{
+    return t->op_line ? t->op_line[i] : 0;
+}
+
+static inline uint32_t ip_op_extra(const ip_trace *t, uint32_t i)
+{
+    return t->op_extra ? t->op_extra[i] : IP_NONE;
+}
 
 /* Read-consistency anomalies (AWDIT's axioms), recorded in lenient mode. */
 typedef enum {

@@ -74,7 +74,8 @@ static cJSON *op_json(const ip_trace *t, const ip_op *op)
         ok = add_candidates(o, t,
                             ip_ambiguous_of_op(t, (uint32_t)(op - t->ops)));
     if (ok)
-        ok = add_value(o, t, op->value) && add_extra(o, t, op->extra);
+        ok = add_value(o, t, op->value) &&
+             add_extra(o, t, ip_op_extra(t, (uint32_t)(op - t->ops)));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

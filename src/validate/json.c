@@ -42,7 +42,8 @@ static cJSON *anomaly_json(const ip_trace *t, const ip_anomaly *a)
               cJSON_AddStringToObject(o, "key", ip_key_name(t, op->key)) &&
               cJSON_AddNumberToObject(o, "op",
                                       a->op - t->txns[op->txn].op_first) &&
-              (!op->line || cJSON_AddNumberToObject(o, "line", op->line)) &&
+              (!ip_op_line(t, a->op) ||
+               cJSON_AddNumberToObject(o, "line", ip_op_line(t, a->op))) &&
               (a->writer != IP_NONE
                    ? cJSON_AddStringToObject(o, "writer",
                                              ip_txn_name(t, a->writer)) != NULL

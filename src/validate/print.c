@@ -18,8 +18,8 @@ static void print_anomaly(const ip_trace *t, const ip_anomaly *a, FILE *out)
     fprintf(out, "  %s: %s reads %s (op %u", ip_anomaly_name(a->kind),
             ip_txn_name(t, op->txn), ip_key_name(t, op->key),
             a->op - t->txns[op->txn].op_first);
-    if (op->line)
-        fprintf(out, ", line %u", op->line);
+    if (ip_op_line(t, a->op))
+        fprintf(out, ", line %u", ip_op_line(t, a->op));
     if (a->writer != IP_NONE)
         fprintf(out, ") from %s\n", ip_txn_name(t, a->writer));
     else

@@ -457,7 +457,7 @@ static void test_unknown_fields(void)
                         IP_LENIENT, &err);
     CU_ASSERT_PTR_NOT_NULL(t);
     if (t)
-        CU_ASSERT_EQUAL(t->ops[0].extra, IP_NONE);
+        CU_ASSERT_EQUAL(ip_op_extra(t, 0), IP_NONE);
     ip_trace_free(t);
 }
 
@@ -484,7 +484,7 @@ static void test_tool_fields(void)
     uint32_t t1 = txn_named(t, "t1");
     CU_ASSERT_STRING_EQUAL(ip_str(t, t->txns[t1].extra),
                            "{\"procedure\":\"deposit\",\"args\":[1,2.5,\"x\"]}");
-    CU_ASSERT_STRING_EQUAL(ip_str(t, t->ops[t->txns[t1].op_first].extra),
+    CU_ASSERT_STRING_EQUAL(ip_str(t, ip_op_extra(t, t->txns[t1].op_first)),
                            "{\"meta\":{\"line\":3}}");
     CU_ASSERT_EQUAL(t->txns[IP_INIT_TXN].extra, IP_NONE);
     char *out1 = json_of(t);
@@ -570,6 +570,37 @@ static void test_builder_api(void)
     ip_trace_free(t);
 }
 
+/* Ops are regrouped by final transaction when the input interleaves
+ * sessions; their lines and tool fields (kept beside the ops, and only
+ * once some op has one) must move with them. */
+static void test_op_side_arrays(void)
+{
+    ip_error err = {0};
+    ip_builder *b = ip_builder_new("h.txt", "t0", IP_STRICT);
+    ip_builder_set_initial_value(b, "0");
+    uint32_t s1 = ip_builder_session(b, "s1", &err);
+    uint32_t s2 = ip_builder_session(b, "s2", &err);
+    uint32_t a = ip_builder_txn(b, s2, "a", IP_COMMITTED, 0, &err);
+    uint32_t c = ip_builder_txn(b, s1, "c", IP_COMMITTED, 0, &err);
+    /* the first op has neither: both arrays start later */
+    CU_ASSERT_TRUE(ip_builder_op(b, a, IP_WRITE, "x", "1", NULL, 0, &err));
+    CU_ASSERT_TRUE(ip_builder_op(b, c, IP_WRITE, "y", "2", NULL, 7, &err));
+    CU_ASSERT_TRUE(ip_builder_extra(b, IP_EXTRA_OP, c, "{\"n\":1}", &err));
+    CU_ASSERT_TRUE(ip_builder_op(b, a, IP_READ, "y", "0", NULL, 9, &err));
+    ip_trace *t = ip_builder_finish(b, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    /* final order: s1's c, then s2's a */
+    uint32_t fc = t->sessions[0].txn_first, fa = t->sessions[1].txn_first;
+    uint32_t c0 = t->txns[fc].op_first, a0 = t->txns[fa].op_first;
+    CU_ASSERT_EQUAL(ip_op_line(t, c0), 7);
+    CU_ASSERT_STRING_EQUAL(ip_str(t, ip_op_extra(t, c0)), "{\"n\":1}");
+    CU_ASSERT_EQUAL(ip_op_line(t, a0), 0);
+    CU_ASSERT_EQUAL(ip_op_extra(t, a0), IP_NONE);
+    CU_ASSERT_EQUAL(ip_op_line(t, a0 + 1), 9);
+    CU_ASSERT_EQUAL(ip_op_extra(t, a0 + 1), IP_NONE);
+    ip_trace_free(t);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -584,6 +615,8 @@ int main(void)
     CU_add_test(s, "lenient anomalies", test_lenient_anomalies);
     CU_add_test(s, "aborted readers", test_aborted_readers);
     CU_add_test(s, "builder api", test_builder_api);
+    CU_add_test(s, "op lines and tool fields follow their ops",
+                test_op_side_arrays);
     CU_add_test(s, "unknown fields", test_unknown_fields);
     CU_add_test(s, "tool fields", test_tool_fields);
     CU_add_test(s, "json syntax", test_json_syntax);
