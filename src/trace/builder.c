@@ -252,8 +252,9 @@ static bool append_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                       uint32_t key, uint32_t vsid, bld_from from_kind,
                       uint32_t from, uint32_t line, ip_error *err)
 {
-    if (!room_for_op(b) || (line && !b->op_line && !(b->op_line =
-                                                         new_side(b, 0))))
+    if (!room_for_op(b))
+        return oom(err), false;
+    if (line && !b->op_line && !(b->op_line = new_side(b, 0)))
         return oom(err), false;
     if (b->op_line)
         b->op_line[b->n_ops] = line;

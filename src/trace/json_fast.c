@@ -260,34 +260,32 @@ static const char *text_end(const span *v)
     return v->s + v->n + v->string;
 }
 
-/* Learn the shape of the object p[start, end) whose texts are t[0, n), in
- * the order met, text x of member[x] and a scalar when its bit is set in
- * scalars, with the string word (if any) in one of its pieces; unchanged
- * when a piece is too long. */
-static void learn_shape(jr_shape *sh, const char *p, size_t start,
-                        size_t end, const span *t, uint8_t n,
-                        const uint8_t *member, uint8_t scalars,
-                        const span *word)
+/* The pieces of the object p[start, end) whose texts are t[0, n), in the
+ * order met, and where the string word (if any) is in them, into sh
+ * (members and scalars are the caller's); false when a piece is too
+ * long. */
+static bool cut_pieces(jr_shape *sh, const char *p, size_t start,
+                       size_t end, const span *t, uint8_t n,
+                       const span *word)
 {
-    jr_shape new = {.n = n, .scalars = scalars, .word_piece = UINT8_MAX};
+    sh->n = n;
+    sh->word_piece = UINT8_MAX;
     const char *from = p + start;
     for (uint8_t x = 0; x <= n; x++) {
         const char *to = x < n ? text_start(&t[x]) : p + end;
         if (to - from > JR_PIECE_MAX)
-            return;
-        new.len[x] = (uint8_t)(to - from);
-        memcpy(new.piece[x], from, new.len[x]);
+            return false;
+        sh->len[x] = (uint8_t)(to - from);
+        memcpy(sh->piece[x], from, sh->len[x]);
         if (word && word->s >= from && word->s < to) {
-            new.word_piece = x;
-            new.word_at = (uint8_t)(word->s - from);
-            new.word_len = (uint8_t)word->n;
+            sh->word_piece = x;
+            sh->word_at = (uint8_t)(word->s - from);
+            sh->word_len = (uint8_t)word->n;
         }
-        if (x < n) {
-            new.member[x] = member[x];
+        if (x < n)
             from = text_end(&t[x]);
-        }
     }
-    *sh = new;
+    return true;
 }
 
 /* The op at p[*i] when it has shape sh: its members into m. */
@@ -306,7 +304,8 @@ static bool shaped_members(const jr_shape *sh, const char *p, size_t *i,
 static void learn_op_shape(jr_shape *sh, const char *p, size_t start,
                            size_t end, const span m[N_MEMBERS])
 {
-    uint8_t member[3], n = 0, scalars = 0;
+    jr_shape new = {0};
+    uint8_t *member = new.member, n = 0;
     for (uint8_t k = M_KEY; k < N_MEMBERS; k++)
         if (m[k].s)
             member[n++] = k;
@@ -320,9 +319,27 @@ static void learn_op_shape(jr_shape *sh, const char *p, size_t start,
     span t[3];
     for (uint8_t x = 0; x < n; x++) {
         t[x] = m[member[x]];
-        scalars |= (uint8_t)((member[x] == M_VALUE) << x);
+        new.scalars |= (uint8_t)((member[x] == M_VALUE) << x);
     }
-    learn_shape(sh, p, start, end, t, n, member, scalars, &m[M_OP]);
+    if (cut_pieces(&new, p, start, end, t, n, &m[M_OP]))
+        *sh = new;
+}
+
+/* The op at p[*i] in convert's layout or one of the shapes learnt: its
+ * members into m.  Each try starts afresh: a failed one may have filled
+ * some members. */
+static bool known_layout(const json_reader *r, const char *p, size_t *i,
+                         size_t n, span m[N_MEMBERS])
+{
+    if (canonical_members(p, i, n, m))
+        return true;
+    for (int s = 0; s < 2; s++) {
+        memset(m, 0, N_MEMBERS * sizeof *m);
+        if (shaped_members(&r->shapes[s], p, i, n, m))
+            return true;
+    }
+    memset(m, 0, N_MEMBERS * sizeof *m);
+    return false;
 }
 
 int jr_plain_op(json_reader *r, uint32_t txn)
@@ -332,20 +349,9 @@ int jr_plain_op(json_reader *r, uint32_t txn)
     span m[N_MEMBERS] = {{0}};
     if (i >= n || p[i] != '{')
         return 0;
-    /* convert's layout first, then the shapes of the last plain read and
-     * write, then any: each try starts afresh (a failed one may have
-     * filled some members) */
-    bool fresh = false;
-    if (!canonical_members(p, &i, n, m) &&
-        (memset(m, 0, sizeof m),
-         !shaped_members(&r->shapes[0], p, &i, n, m)) &&
-        (memset(m, 0, sizeof m),
-         !shaped_members(&r->shapes[1], p, &i, n, m))) {
-        memset(m, 0, sizeof m);
-        if (!plain_members(p, &i, n, m))
-            return 0;
-        fresh = true;
-    }
+    bool fresh = !known_layout(r, p, &i, n, m);
+    if (fresh && !plain_members(p, &i, n, m))
+        return 0;
     const span *op = &m[M_OP], *key = &m[M_KEY], *from = &m[M_FROM];
     bool is_read = op->string && op->n == 4 && !memcmp(op->s, "read", 4);
     bool is_write = op->string && op->n == 5 && !memcmp(op->s, "write", 5);
@@ -474,8 +480,8 @@ bool jr_plain_txn_head(json_reader *r, size_t *at, js_string *id,
     if (status->start != SIZE_MAX)
         word = (span){.s = p + status->start,
                       .n = status->end - status->start, .string = true};
-    uint8_t member = 0;
-    learn_shape(&r->head, p, r->c.i, i + 1, &t, 1, &member, 0,
-                word.s ? &word : NULL);
+    jr_shape new = {0};
+    if (cut_pieces(&new, p, r->c.i, i + 1, &t, 1, word.s ? &word : NULL))
+        r->head = new;
     return true;
 }

@@ -150,7 +150,8 @@ int jr_plain_op(json_reader *r, uint32_t txn);
  * "status": STATUS, "ops": [` (status optional; ID non-empty, plain;
  * STATUS "committed" or "aborted"; any whitespace)?  Then *at is the
  * offset of its ops' '[' and id, status (start SIZE_MAX when absent) the
- * strings; the cursor is not moved. */
+ * strings; the cursor is not moved.  A head in another layout than
+ * convert's teaches r->head its shape. */
 bool jr_plain_txn_head(json_reader *r, size_t *at, js_string *id,
                        js_string *status);
 
