@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static uint32_t intern_len(ip_builder *b, const char *s, size_t n);
+
 ip_builder *ip_builder_new(const char *file, const char *initial_name,
                            ip_mode mode)
 {
@@ -26,8 +28,8 @@ ip_builder *ip_builder_new(const char *file, const char *initial_name,
         return NULL;
     }
     const char *init = initial_name ? initial_name : "init";
-    b->initial_sid = ip_intern_add(&b->in, init, strlen(init));
-    b->null_sid = ip_intern_add(&b->in, "null", 4);
+    b->initial_sid = intern_len(b, init, strlen(init));
+    b->null_sid = intern_len(b, "null", 4);
     b->initial_value = b->null_sid;
     b->extra = IP_NONE;
     /* handle 0 is the initial transaction */
@@ -62,6 +64,7 @@ void ip_builder_free(ip_builder *b)
     ip_idmap_free(&b->num_keys);
     ip_idmap_free(&b->num_values);
     ip_idmap_free(&b->num_names);
+    ip_idmap_free(&b->num_texts);
     free(b);
 }
 
@@ -93,8 +96,8 @@ void ip_builder_reserve(ip_builder *b, uint64_t n_ops, uint64_t n_txns)
 
 void ip_builder_set_initial_value(ip_builder *b, const char *value)
 {
-    uint32_t sid = ip_intern_add(&b->in, value, strlen(value));
-    if (sid != IP_NONE && bld_sync_sid_maps(b))
+    uint32_t sid = intern_len(b, value, strlen(value));
+    if (sid != IP_NONE)
         b->initial_value = sid;
 }
 
@@ -120,15 +123,6 @@ bool bld_sync_sid_maps(ip_builder *b)
     }
     b->sid_cap = cap;
     return true;
-}
-
-/* The sid of s[0, n), added when new; IP_NONE when out of memory. */
-static uint32_t intern_len(ip_builder *b, const char *s, size_t n)
-{
-    uint32_t sid = ip_intern_add(&b->in, s, n);
-    if (sid == IP_NONE || !bld_sync_sid_maps(b))
-        return IP_NONE;
-    return sid;
 }
 
 uint32_t bld_intern(ip_builder *b, const char *s)
@@ -330,45 +324,73 @@ static bool decimal(const char *s, size_t len, uint64_t below, uint64_t *n)
  * into the string table, which is large and misses the cache.  The
  * prefix is that of the first such name (up to 7 bytes, not ending in a
  * digit); the number must be written canonically, so that each name has
- * one number.  Same sids as bld_intern: a name is interned once. */
+ * one number.  False until a prefix is learnt. */
 static bool numbered_name(const ip_builder *b, const char *s, size_t len,
                           uint64_t *n)
 {
     size_t p = 0;
     while (p < len && b->name_prefix[p] && s[p] == b->name_prefix[p])
         p++;
-    return !b->name_prefix[p] && decimal(s + p, len - p, UINT64_MAX / 2, n);
+    return p > 0 && !b->name_prefix[p] &&
+           decimal(s + p, len - p, UINT64_MAX / 2, n);
 }
 
-/* Take the prefix of the first name that is prefix + number. */
-static void learn_name_prefix(ip_builder *b, const char *s, size_t len)
+/* Take the prefix of s when s is prefix + number; false when not. */
+static bool learn_name_prefix(ip_builder *b, const char *s, size_t len)
 {
     size_t p = 0;
     while (p < len && (s[p] < '0' || s[p] > '9'))
         p++;
     if (p == 0 || p >= sizeof b->name_prefix || p == len)
-        return;
+        return false;
     for (size_t i = p; i < len; i++)
         if (s[i] < '0' || s[i] > '9')
-            return;
+            return false;
     memcpy(b->name_prefix, s, p);
     b->name_prefix[p] = '\0';
+    return true;
 }
 
-static uint32_t intern_name_len(ip_builder *b, const char *s, size_t len)
+/* Every text takes one way to its sid, so that it has one sid: the
+ * canonical decimals by their number (num_texts), names of the learnt
+ * prefix by theirs (num_names), only the rest by hashing.  Most strings of
+ * a large trace are numbers or numbered names; they never enter the hash
+ * table, whose growth and cache misses were most of interning's cost.
+ * IP_NONE when out of memory. */
+static uint32_t intern_len(ip_builder *b, const char *s, size_t n)
 {
-    uint64_t n;
-    if (!b->name_prefix[0])
-        learn_name_prefix(b, s, len);
-    if (!b->name_prefix[0] || !numbered_name(b, s, len, &n))
-        return intern_len(b, s, len);
-    uint32_t sid = ip_idmap_get(&b->num_names, n);
-    if (sid != IP_NONE)
-        return sid;
-    sid = intern_len(b, s, len);
-    if (sid == IP_NONE || !ip_idmap_put(&b->num_names, n, sid))
+    uint64_t v;
+    ip_idmap *by_number = decimal(s, n, UINT64_MAX / 2, &v) ? &b->num_texts
+                          : numbered_name(b, s, n, &v) ? &b->num_names
+                                                       : NULL;
+    uint32_t sid = by_number ? ip_idmap_get(by_number, v)
+                             : ip_intern_add(&b->in, s, n);
+    if (by_number && sid == IP_NONE) {
+        sid = ip_intern_append(&b->in, s, n);
+        if (sid != IP_NONE && !ip_idmap_put(by_number, v, sid))
+            sid = IP_NONE;
+    }
+    if (sid == IP_NONE || !bld_sync_sid_maps(b))
         return IP_NONE;
     return sid;
+}
+
+/* The prefix is learnt from the first name that has one (not at the
+ * start: the initial name and other texts may come before any name).
+ * Texts hashed before then that are numbered names take the number way
+ * from now on: they are entered in num_names under their sids. */
+static uint32_t intern_name_len(ip_builder *b, const char *s, size_t len)
+{
+    if (!b->name_prefix[0] && learn_name_prefix(b, s, len)) {
+        for (uint32_t sid = 0; sid < b->in.n; sid++) {
+            const char *t = b->in.strings[sid];
+            uint64_t v;
+            if (numbered_name(b, t, strlen(t), &v) &&
+                !ip_idmap_put(&b->num_names, v, sid))
+                return IP_NONE;
+        }
+    }
+    return intern_len(b, s, len);
 }
 
 uint32_t bld_intern_name(ip_builder *b, const char *s)

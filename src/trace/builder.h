@@ -55,6 +55,7 @@ struct ip_builder {
     ip_idmap num_keys;        /* number -> key index */
     ip_idmap num_values;      /* number -> value sid */
     ip_idmap num_names;       /* n -> sid of name_prefix + decimal n */
+    ip_idmap num_texts;       /* n -> sid of the decimal text of n */
     char name_prefix[8];      /* NUL-terminated; "" until the first */
 };
 
@@ -64,10 +65,11 @@ struct ip_builder {
     ((n) < (cap) || ip_grow((void **)&(arr), &(cap), sizeof *(arr)))
 /* Keep the sid-indexed lookup arrays as long as the string table. */
 bool bld_sync_sid_maps(ip_builder *b);
-/* The sid of s, added when new; IP_NONE when out of memory. */
+/* The sid of s, added when new; IP_NONE when out of memory.  Decimal
+ * texts and names of the learnt prefix are found by their number. */
 uint32_t bld_intern(ip_builder *b, const char *s);
-/* The same for a transaction name: names prefix-and-count ("t17") are
- * found by their number (num_names), the same sids as bld_intern. */
+/* The same for a transaction name, which may teach the prefix of
+ * numbered names ("t" of "t17"); the same sids as bld_intern. */
 uint32_t bld_intern_name(ip_builder *b, const char *s);
 /* Where final op i of trace t is, for a message: "file:line" or a JSON
  * path, then .field. */

@@ -5,10 +5,16 @@
  * A slot keeps the string's hash and its first eight bytes beside its id:
  * most strings of a trace (keys, values, transaction ids) are that short,
  * and are then found without reading the string itself - one cache line
- * a lookup, where following the id to the string costs two more misses. */
+ * a lookup, where following the id to the string costs two more misses.
+ *
+ * Strings the caller finds by other means (the builder: numbers and
+ * numbered names, by their number) are appended without a slot: at a
+ * million of them, the table's growth and its misses were most of what
+ * interning cost. */
 #include "intern.h"
 #include "trace.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +107,24 @@ static int grow_slots(ip_intern *in)
     return 1;
 }
 
+/* Copy s[0, len) in as string id in->n; false when out of memory. */
+static bool store(ip_intern *in, const char *s, size_t len)
+{
+    if (in->n == in->cap) {
+        uint32_t cap = in->cap ? in->cap * 2 : 256;
+        char **strings = realloc(in->strings, cap * sizeof *strings);
+        if (!strings)
+            return false;
+        in->strings = strings;
+        in->cap = cap;
+    }
+    char *copy = arena_copy(in, s, len);
+    if (!copy)
+        return false;
+    in->strings[in->n++] = copy;
+    return true;
+}
+
 uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len)
 {
     uint32_t hash = hash_bytes(s, len);
@@ -108,22 +132,17 @@ uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len)
     ip_intern_slot *slot = find_slot(in, s, len, hash, prefix);
     if (slot->id)
         return slot->id - 1;
-    if (in->n == in->cap) {
-        uint32_t cap = in->cap ? in->cap * 2 : 256;
-        char **strings = realloc(in->strings, cap * sizeof *strings);
-        if (!strings)
-            return IP_NONE;
-        in->strings = strings;
-        in->cap = cap;
-    }
-    char *copy = arena_copy(in, s, len);
-    if (!copy)
+    if (!store(in, s, len))
         return IP_NONE;
-    in->strings[in->n] = copy;
-    *slot = (ip_intern_slot){.id = ++in->n, .hash = hash, .prefix = prefix};
-    if (in->n * 2 > in->n_slots && !grow_slots(in))
+    *slot = (ip_intern_slot){.id = in->n, .hash = hash, .prefix = prefix};
+    if (++in->n_hashed * 2 > in->n_slots && !grow_slots(in))
         return IP_NONE;
     return in->n - 1;
+}
+
+uint32_t ip_intern_append(ip_intern *in, const char *s, size_t len)
+{
+    return store(in, s, len) ? in->n - 1 : IP_NONE;
 }
 
 void ip_arena_free(ip_arena_block *a)

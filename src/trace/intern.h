@@ -28,12 +28,17 @@ typedef struct ip_intern {
     uint32_t n, cap;
     ip_intern_slot *slots;    /* open addressing */
     uint32_t n_slots;         /* power of two */
+    uint32_t n_hashed;        /* strings with a slot */
     ip_arena_block *arena;
 } ip_intern;
 
 /* All return false / IP_NONE only when out of memory. */
 int ip_intern_init(ip_intern *in);
+/* The id of s[0, len), found by hashing, added when new. */
 uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len);
+/* A new id for s[0, len), not entered in the hash table: for strings the
+ * caller never looks up with ip_intern_add, so that they stay unique. */
+uint32_t ip_intern_append(ip_intern *in, const char *s, size_t len);
 void ip_intern_free(ip_intern *in);
 void ip_arena_free(ip_arena_block *a);
 

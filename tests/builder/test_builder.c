@@ -601,6 +601,63 @@ static void test_op_side_arrays(void)
     ip_trace_free(t);
 }
 
+/* No text appears twice among t's strings. */
+static bool strings_unique(const ip_trace *t)
+{
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        for (uint32_t j = i + 1; j < t->n_strings; j++)
+            if (!strcmp(t->strings[i], t->strings[j]))
+                return false;
+    return true;
+}
+
+/* Each text has one string id, whichever way it came in: decimal texts
+ * and names of the learnt prefix ("t7") are found by their number, the
+ * rest by hashing, and a text hashed before the prefix was learnt is
+ * found again once it is a numbered name. */
+static void test_one_sid_per_text(void)
+{
+    ip_error err = {0};
+    ip_builder *b = ip_builder_new("h.txt", "5", IP_STRICT);
+    ip_builder_set_initial_value(b, "t3");       /* before any name */
+    uint32_t s = ip_builder_session(b, "t9", &err);
+    uint32_t x = ip_builder_txn(b, s, "t9", IP_COMMITTED, 1, &err);
+    uint32_t y = ip_builder_txn(b, s, "t007", IP_COMMITTED, 2, &err);
+    uint32_t z = ip_builder_txn(b, s, "t7", IP_COMMITTED, 3, &err);
+    uint32_t w = ip_builder_txn(b, s, "t3", IP_COMMITTED, 4, &err);
+    CU_ASSERT_TRUE_FATAL(x != IP_NONE && y != IP_NONE && z != IP_NONE &&
+                         w != IP_NONE);
+    CU_ASSERT_TRUE(ip_builder_op(b, x, IP_WRITE, "k", "1", NULL, 1, &err));
+    CU_ASSERT_TRUE(ip_builder_op(b, y, IP_WRITE, "k", "2", NULL, 2, &err));
+    CU_ASSERT_TRUE(ip_builder_op(b, z, IP_READ, "k", "2", "t007", 3, &err));
+    CU_ASSERT_TRUE(ip_builder_op(b, z, IP_READ, "5", "t3", "5", 3, &err));
+    CU_ASSERT_TRUE(ip_builder_op(b, w, IP_READ, "k", "1", "t9", 4, &err));
+    ip_trace *t = ip_builder_finish(b, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_TRUE(strings_unique(t));
+    /* the session and the transaction "t9", the key and the initial "5",
+     * the initial value and the transaction "t3" */
+    uint32_t fx = txn_named(t, "t9"), fz = txn_named(t, "t7");
+    CU_ASSERT_EQUAL(t->sessions[0].name, t->txns[fx].name);
+    CU_ASSERT_EQUAL(t->key_ids[key_named(t, "5")], t->initial_name);
+    CU_ASSERT_STRING_EQUAL(ip_str(t, t->txns[txn_named(t, "t3")].name),
+                           "t3");
+    /* "t007" is not "t7": each read found its own writer */
+    const ip_op *r = &t->ops[t->txns[fz].op_first];
+    CU_ASSERT_EQUAL(r[0].from, txn_named(t, "t007"));
+    CU_ASSERT_EQUAL(r[1].from, IP_INIT_TXN);
+    CU_ASSERT_EQUAL(t->ops[t->txns[txn_named(t, "t3")].op_first].from, fx);
+    ip_trace_free(t);
+
+    /* a decimal initial name is still the initial transaction's */
+    b = ip_builder_new("h.txt", "0", IP_STRICT);
+    s = ip_builder_session(b, "s", &err);
+    CU_ASSERT_EQUAL(ip_builder_txn(b, s, "0", IP_COMMITTED, 1, &err),
+                    IP_NONE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "is the initial transaction"));
+    ip_builder_free(b);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -615,6 +672,7 @@ int main(void)
     CU_add_test(s, "lenient anomalies", test_lenient_anomalies);
     CU_add_test(s, "aborted readers", test_aborted_readers);
     CU_add_test(s, "builder api", test_builder_api);
+    CU_add_test(s, "one string id per text", test_one_sid_per_text);
     CU_add_test(s, "op lines and tool fields follow their ops",
                 test_op_side_arrays);
     CU_add_test(s, "unknown fields", test_unknown_fields);
