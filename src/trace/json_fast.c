@@ -365,11 +365,12 @@ int jr_plain_op(json_reader *r, uint32_t txn)
     /* the texts the general reader makes, in place: a plain string value
      * keeps its quotes, which are around it in the input */
     const span *value = &m[M_VALUE];
-    bool ok = ip_builder_op_len(
-        r->b, txn, is_read ? IP_READ : IP_WRITE, key->s, key->n,
-        value->s ? value->s - value->string : NULL,
-        value->n + 2 * (size_t)value->string, from->s, from->n, 0, r->err);
-    return ok ? 1 : -1;
+    jr_op_texts t = {.key = key->s, .klen = key->n,
+                     .value = value->s ? value->s - value->string : NULL,
+                     .vlen = value->n + 2 * (size_t)value->string,
+                     .from = from->s, .flen = from->n};
+    return jr_feed_op(r, txn, is_read ? IP_READ : IP_WRITE, &t, true) ? 1
+                                                                     : -1;
 }
 
 /* `"word"` then `:` at p[*i] (whitespace around skipped): *i after it.

@@ -379,7 +379,7 @@ bool jr_keep_extras(json_reader *r, int level, ip_extra_at at,
     cJSON *obj = cJSON_ParseWithLength(r->text.p + mark, r->text.n - mark);
     char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;
     r->text.n = mark;
-    ok = text ? ip_builder_extra(r->b, at, handle, text, r->err) : jr_oom(r);
+    ok = text ? jr_feed_extra(r, at, handle, text) : jr_oom(r);
     cJSON_free(text);
     cJSON_Delete(obj);
     return ok;

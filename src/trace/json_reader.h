@@ -77,11 +77,14 @@ typedef struct jr_shape {
     char piece[4][JR_PIECE_MAX];
 } jr_shape;
 
+typedef struct jr_feed jr_feed;
+
 typedef struct json_reader {
     const char *path;
     const char *data;
     js_cursor c;
-    ip_builder *b;
+    ip_builder *b;            /* the feed's from jr_feed_start to _end */
+    jr_feed *feed;
     ip_mode mode;
     ip_error *err;
     bool syntax;              /* failed on bad JSON at c.i */
@@ -140,11 +143,40 @@ bool jr_keep_extras(json_reader *r, int level, ip_extra_at at,
 /* Collect a tool field's value at `level`. */
 bool jr_add_extra(json_reader *r, int level, const js_string *name);
 
+/* json_feed.c: declarations on their way to the builder, applied in
+ * order (by a second thread on a large input) between jr_feed_start,
+ * once r->b exists, and jr_feed_end.  Handles are those the builder will
+ * give.  Texts are copied unless `in_input` says they stay in r->data.
+ * False / IP_NONE when out of memory (r->err set) or when the builder has
+ * failed: then jr_feed_end gives its error. */
+typedef struct jr_op_texts {
+    const char *key, *value, *from;      /* value, from: NULL when absent */
+    size_t klen, vlen, flen;
+} jr_op_texts;
+
+bool jr_feed_start(json_reader *r);
+uint32_t jr_feed_session(json_reader *r, const char *name);
+uint32_t jr_feed_txn(json_reader *r, uint32_t session, const char *name,
+                     size_t len, ip_status status);
+bool jr_feed_status(json_reader *r, uint32_t txn, ip_status status);
+bool jr_feed_op(json_reader *r, uint32_t txn, ip_op_kind kind,
+                const jr_op_texts *t, bool in_input);
+bool jr_feed_candidates(json_reader *r, uint32_t txn, const char *key,
+                        const char *value, const char *const *ids,
+                        uint32_t n);
+bool jr_feed_extra(json_reader *r, ip_extra_at at, uint32_t handle,
+                   const char *json);
+/* Apply what is queued, wait for it, and give the outcome: `ok` (the
+ * reader's) unless the builder failed, whose error then replaces the
+ * reader's in r->err (it came first in the input). */
+bool jr_feed_end(json_reader *r, bool ok);
+void jr_feed_free(json_reader *r);
+
 /* json_fast.c: the op object at the cursor, when it is plain (only op,
  * key, value and from; plain strings and integers; nothing the general
- * reader would refuse), added to txn: 1, cursor after it; not plain: 0,
- * cursor unmoved, for the general reader; -1 when the builder failed
- * (r->err set). */
+ * reader would refuse), queued for txn: 1, cursor after it; not plain: 0,
+ * cursor unmoved, for the general reader; -1 when the feed refused it
+ * (see jr_feed_op). */
 int jr_plain_op(json_reader *r, uint32_t txn);
 /* Is the transaction object at the cursor's start plain: `{"id": ID,
  * "status": STATUS, "ops": [` (status optional; ID non-empty, plain;

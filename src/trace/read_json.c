@@ -2,8 +2,8 @@
  * read_json.c - the canonical JSON trace format (TRACE_FORMAT.md).
  *
  * Traces reach a million ops, so the document is walked once, in place,
- * with the scanner of json_scan.h, and fed to the builder as it goes: no
- * tree of nodes.  An array that cannot be read yet (a transaction's ops
+ * with the scanner of json_scan.h, and fed to the builder as it goes
+ * (json_feed.c: by a second thread on a large input): no tree of nodes.  An array that cannot be read yet (a transaction's ops
  * before its id) is skipped and read once its object is known.  Each
  * object's members are collected before they are checked, so that checks
  * and messages follow the format, not the order of the members; the first
@@ -149,10 +149,9 @@ static bool add_candidates(json_reader *r, uint32_t txn, size_t key,
         return jr_oom(r);
     for (uint32_t i = 0; i < r->n_cands; i++)
         ids[i] = r->text.p + r->cands[i];
-    bool ok = ip_builder_read_candidates(
-        r->b, txn, r->text.p + key,
-        value == SIZE_MAX ? NULL : r->text.p + value, ids, r->n_cands, 0,
-        r->err);
+    bool ok = jr_feed_candidates(r, txn, r->text.p + key,
+                                 value == SIZE_MAX ? NULL : r->text.p + value,
+                                 ids, r->n_cands);
     free(ids);
     return ok;
 }
@@ -291,10 +290,13 @@ static bool read_op(json_reader *r, uint32_t txn, const where_ *w)
         if (ft != SIZE_MAX && !r->text.p[ft])
             return jr_type_error(r, op_path(at, w, "from"), "must be a "
                                  "non-empty transaction id or a list of them");
-        ok = ip_builder_op(r->b, txn, is_read ? IP_READ : IP_WRITE,
-                           r->text.p + key,
-                           vt == SIZE_MAX ? NULL : r->text.p + vt,
-                           ft == SIZE_MAX ? NULL : r->text.p + ft, 0, r->err);
+        jr_op_texts t = {.key = r->text.p + key};
+        t.klen = strlen(t.key);
+        if (vt != SIZE_MAX)
+            t.vlen = strlen(t.value = r->text.p + vt);
+        if (ft != SIZE_MAX)
+            t.flen = strlen(t.from = r->text.p + ft);
+        ok = jr_feed_op(r, txn, is_read ? IP_READ : IP_WRITE, &t, false);
     }
     return ok && jr_keep_extras(r, AT_OP, IP_EXTRA_OP, txn);
 }
@@ -331,8 +333,9 @@ static bool declare_txn(json_reader *r, txn_ctx *x, const tok *f)
     int st = id == SIZE_MAX ? -1 : status_of(r, x, &f[X_STATUS]);
     if (st < 0)
         return false;
-    x->txn = ip_builder_txn(r->b, x->session, r->text.p + id,
-                            st == 2 ? IP_ABORTED : IP_COMMITTED, 0, r->err);
+    x->txn = jr_feed_txn(r, x->session, r->text.p + id,
+                         strlen(r->text.p + id),
+                         st == 2 ? IP_ABORTED : IP_COMMITTED);
     r->text.n = mark;
     return x->txn != IP_NONE;
 }
@@ -384,14 +387,11 @@ static bool read_plain_head(json_reader *r, txn_ctx *x, tok *f, size_t ops,
     r->c.i = ops;
     r->c.depth = AT_TXN * 2 + 1;
     /* declared as declare_txn would, from the plain texts in place */
-    char name[JR_PLAIN_MAX + 1];
-    size_t len = id->end - id->start;
-    memcpy(name, r->data + id->start, len);
-    name[len] = '\0';
     bool aborted = status->start != SIZE_MAX &&
                    r->data[status->start] == 'a';
-    x->txn = ip_builder_txn(r->b, x->session, name,
-                            aborted ? IP_ABORTED : IP_COMMITTED, 0, r->err);
+    x->txn = jr_feed_txn(r, x->session, r->data + id->start,
+                         id->end - id->start,
+                         aborted ? IP_ABORTED : IP_COMMITTED);
     if (x->txn == IP_NONE || !ops_stream(r, x, f, SIZE_MAX))
         return false;
     f[X_OPS] = (tok){.kind = T_ARRAY, .streamed = true, .start = ops,
@@ -427,8 +427,8 @@ static bool read_txn(json_reader *r, uint32_t session, where_ *w)
         int st = status_of(r, &x, &f[X_STATUS]);
         if (st < 0)
             return false;
-        ip_builder_txn_status(r->b, x.txn, st == 2 ? IP_ABORTED
-                                                   : IP_COMMITTED);
+        if (!jr_feed_status(r, x.txn, st == 2 ? IP_ABORTED : IP_COMMITTED))
+            return false;
     }
     if (!jr_keep_extras(r, AT_TXN, IP_EXTRA_TXN, x.txn))
         return false;
@@ -457,7 +457,7 @@ static bool declare_session(json_reader *r, session_ctx *x, const tok *f)
     size_t id = id_text(r, &f[S_ID], x->w, AT_SESSION, "id");
     if (id == SIZE_MAX)
         return false;
-    x->session = ip_builder_session(r->b, r->text.p + id, r->err);
+    x->session = jr_feed_session(r, r->text.p + id);
     r->text.n = mark;
     return x->session != IP_NONE;
 }
@@ -547,7 +547,7 @@ static bool header(json_reader *r, const tok *f)
     /* the smallest op, {"op":"read","key":"k"}, and transaction,
      * {"id":"t","ops":[]}, bound how many the file can hold */
     ip_builder_reserve(r->b, r->c.n / 24, r->c.n / 19);
-    return true;
+    return jr_feed_start(r);
 }
 
 static bool sessions_stream(json_reader *r, void *ctx, tok *f,
@@ -623,7 +623,7 @@ ip_trace *ip_read_json(const char *path, const char *data, size_t len,
 {
     json_reader r = {.path = path, .data = data, .c = {data, len, 0, 0},
                      .mode = mode, .err = err};
-    bool ok = read_root(&r);
+    bool ok = jr_feed_end(&r, read_root(&r));
     /* bad JSON anywhere is the error to report, even when the walk met
      * another one first */
     size_t off = r.c.i;
@@ -634,6 +634,7 @@ ip_trace *ip_read_json(const char *path, const char *data, size_t len,
         line_col(data, off, &line, &col);
         ip_fail(err, "%s:%u:%u: malformed JSON", path, line, col);
     }
+    jr_feed_free(&r);
     free(r.text.p);
     free(r.cands);
     for (int l = 0; l < 4; l++)
