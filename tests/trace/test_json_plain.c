@@ -93,8 +93,8 @@ static void test_plain_equals_general(void)
         "{\"op\": \"write\", \"key\": \"k\", \"value\": 1234567890123456",
         "{\"op\": \"write\", \"key\": \"k\\u0041\", \"value\": 2",
         "{\"op\": \"read\", \"key\": \"k\", \"from\": [\"w\"]",
-        "{\"op\": \"write\", \"key\": \"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
-        "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\", \"value\": 2",
+        ("{\"op\": \"write\", \"key\": \"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+         "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\", \"value\": 2"),
         /* wrong: every one is the general reader's error */
         "{\"op\": \"read\", \"key\": \"k\", \"from\": \"nobody\"",
         "{\"op\": \"read\", \"key\": \"k\", \"from\": \"\"",

@@ -66,7 +66,7 @@ static void expect(const char *const *spec, bool ser, bool si)
     ip_trace *t = ts_build(spec);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(ts_bf_ser_orders(t), ser);
-    bool bser, bsi;
+    bool bser = false, bsi = false;
     CU_ASSERT_FATAL(ts_bf_feasible(t) && ts_bf_graph(t, &bser, &bsi));
     CU_ASSERT_EQUAL(bser, ser);
     CU_ASSERT_EQUAL(bsi, si);
