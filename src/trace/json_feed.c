@@ -20,10 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Commands a batch holds, batches in the ring, and the input size from
- * which a second thread applies them (below it, a batch is applied when
- * full, by the reader's thread). */
-enum { FEED_CMDS = 2048, FEED_BATCHES = 4, FEED_THREAD_FROM = 1 << 20 };
+/* Commands a batch holds and the bytes of texts it copies before it is
+ * handed over (tool fields can be large), batches in the ring, and the
+ * input size from which a second thread applies them (below it, one
+ * batch, applied by the reader's thread when full). */
+enum {
+    FEED_CMDS = 2048, FEED_TEXT = 1 << 18, FEED_BATCHES = 4,
+    FEED_THREAD_FROM = 1 << 20
+};
 
 typedef enum {
     CMD_SESSION, CMD_TXN, CMD_STATUS, CMD_OP, CMD_CANDIDATES, CMD_EXTRA
@@ -55,7 +59,8 @@ typedef struct feed_batch {
 struct jr_feed {
     ip_builder *b;
     ip_error err;             /* the builder's error, when it failed */
-    feed_batch batch[FEED_BATCHES];
+    feed_batch *batch;
+    uint32_t n_batches;       /* FEED_BATCHES, or 1 without a thread */
     const char **ids;         /* candidates of the command applied */
     uint32_t cap_ids;
     uint32_t next_session, next_txn;   /* handles the builder will give */
@@ -64,7 +69,7 @@ struct jr_feed {
     pthread_mutex_t mu;       /* guards the four below */
     pthread_cond_t cv;
     uint64_t submitted, applied;   /* batches; the reader fills
-                                      batch[submitted % FEED_BATCHES] */
+                                      batch[submitted % n_batches] */
     bool failed, ending;
 };
 
@@ -150,7 +155,7 @@ static void *consume(void *arg)
             pthread_cond_wait(&f->cv, &f->mu);
         if (f->applied == f->submitted)
             break;
-        const feed_batch *bt = &f->batch[f->applied % FEED_BATCHES];
+        const feed_batch *bt = &f->batch[f->applied % f->n_batches];
         bool skip = f->failed;
         pthread_mutex_unlock(&f->mu);
         bool ok = skip || apply(f, bt);
@@ -167,7 +172,7 @@ static void *consume(void *arg)
 
 static feed_batch *filling(jr_feed *f)
 {
-    return &f->batch[f->submitted % FEED_BATCHES];
+    return &f->batch[f->submitted % f->n_batches];
 }
 
 /* Hand the batch being filled over and get an empty one; false when the
@@ -184,7 +189,7 @@ static bool submit(jr_feed *f)
     pthread_mutex_lock(&f->mu);
     f->submitted++;
     pthread_cond_broadcast(&f->cv);
-    while (f->submitted - f->applied == FEED_BATCHES && !f->failed)
+    while (f->submitted - f->applied == f->n_batches && !f->failed)
         pthread_cond_wait(&f->cv, &f->mu);
     bool ok = !f->failed;
     pthread_mutex_unlock(&f->mu);
@@ -201,10 +206,10 @@ static feed_cmd *new_cmd(json_reader *r, cmd_kind what, uint8_t kind,
                          uint32_t handle)
 {
     jr_feed *f = r->feed;
-    if (filling(f)->n == FEED_CMDS && !submit(f))
+    const feed_batch *bt = filling(f);
+    if ((bt->n == FEED_CMDS || bt->text.n >= FEED_TEXT) && !submit(f))
         return NULL;
-    feed_batch *bt = filling(f);
-    feed_cmd *c = &bt->cmd[bt->n++];
+    feed_cmd *c = &filling(f)->cmd[filling(f)->n++];
     *c = (feed_cmd){.what = (uint8_t)what, .kind = kind, .handle = handle};
     return c;
 }
@@ -259,21 +264,26 @@ static bool drop_cmd(json_reader *r)
 bool jr_feed_start(json_reader *r)
 {
     jr_feed *f = calloc(1, sizeof *f);
-    if (!f)
-        return jr_oom(r);
-    if (pthread_mutex_init(&f->mu, NULL) != 0) {
+    bool large = r->c.n >= FEED_THREAD_FROM;
+    if (f) {
+        f->n_batches = large ? FEED_BATCHES : 1;
+        f->batch = calloc(f->n_batches, sizeof *f->batch);
+    }
+    if (!f || !f->batch || pthread_mutex_init(&f->mu, NULL) != 0) {
+        free(f ? f->batch : NULL);
         free(f);
         return jr_oom(r);
     }
     if (pthread_cond_init(&f->cv, NULL) != 0) {
         pthread_mutex_destroy(&f->mu);
+        free(f->batch);
         free(f);
         return jr_oom(r);
     }
     f->b = r->b;
     f->next_txn = 1;
-    /* without a second thread, the batches are applied as they fill */
-    f->threaded = r->c.n >= FEED_THREAD_FROM &&
+    /* without a second thread, the one batch is applied when full */
+    f->threaded = large &&
                   pthread_create(&f->thread, NULL, consume, f) == 0;
     r->feed = f;
     return true;
@@ -386,8 +396,9 @@ void jr_feed_free(json_reader *r)
     stop(f);
     pthread_cond_destroy(&f->cv);
     pthread_mutex_destroy(&f->mu);
-    for (int i = 0; i < FEED_BATCHES; i++)
+    for (uint32_t i = 0; i < f->n_batches; i++)
         free(f->batch[i].text.p);
+    free(f->batch);
     free(f->ids);
     free(f);
     r->feed = NULL;

@@ -24,9 +24,11 @@ typedef struct faults {
     int bad_op;               /* its first op is "op": "reed" */
     int bad_json;             /* a stray ']' after its first op */
     int unknown_from;         /* a read from "nobody" */
+    int big_meta;             /* it and the next: 150 KB tool fields */
 } faults;
 
-static const faults NONE = {-1, -1, -1, -1};
+static const faults NONE = {-1, -1, -1, -1, -1};
+enum { BIG = 150 << 10 };
 
 /* The document: every transaction writes k<i> and c<i%5>, reads k<i-1>
  * by value and c<(i+1)%5> from the last writer; the forms the plain
@@ -59,8 +61,10 @@ static char *document(const faults *f, size_t *len)
             if (i == f->bad_json)
                 m += snprintf(ops + m, sizeof ops - (size_t)m, "]");
             m += snprintf(ops + m, sizeof ops - (size_t)m,
-                          ",{\"op\":\"write\",\"key\":\"c%d\",\"value\":%d}",
-                          i % 5, i);
+                          ",{\"op\":\"write\",\"key\":\"c%d\",\"value\":%d%s}",
+                          i % 5, i,
+                          i == f->big_meta || i == f->big_meta + 1
+                              ? ",\"meta\":\"@\"" : "");
             if (i > 0)
                 m += snprintf(ops + m, sizeof ops - (size_t)m,
                               ",{\"op\":\"read\",\"key\":\"k0%d\","
@@ -80,10 +84,18 @@ static char *document(const faults *f, size_t *len)
                               ",{\"op\":\"read\",\"key\":\"c0\",\"from\":"
                               "\"nobody\"}");
             last_c[i % 5] = i;
+            char *big = strchr(ops, '@');   /* the big tool field */
+            if (big)
+                *big = '\0';
             char id[32];
             snprintf(id, sizeof id, "t%d", i == f->dup_id ? 0 : i);
             const char *sep = j ? "," : "";
-            if (i % 13 == 4)          /* ops first, status last */
+            if (big) {                 /* ops with the big field */
+                fprintf(o, "%s\n  {\"id\":\"%s\",\"ops\":[%s", sep, id, ops);
+                for (int b = 0; b < BIG; b++)
+                    fputc('a' + b % 26, o);
+                fprintf(o, "%s]}", big + 1);
+            } else if (i % 13 == 4)   /* ops first, status last */
                 fprintf(o, "%s\n  {\"ops\":[%s],\"id\":\"%s\","
                         "\"procedure\":\"p\",\"status\":\"committed\"}", sep,
                         ops, id);
@@ -122,6 +134,14 @@ static bool read_both_ways(const faults *f, char *msg, size_t cap)
     char why[256] = "";
     bool same = one && two ? trace_equal(one, two, why, sizeof why)
                            : !one && !two && !strcmp(e1.msg, e2.msg);
+    if (same && one) {         /* tool fields too: the JSON written */
+        size_t n1, n2;
+        char *j1 = trace_json_text(one, &n1), *j2 = trace_json_text(two, &n2);
+        same = j1 && j2 && n1 == n2 && !memcmp(j1, j2, n1);
+        snprintf(why, sizeof why, "JSON written differs");
+        free(j1);
+        free(j2);
+    }
     if (!same)
         fprintf(stderr, "\n  one thread:  %s\n  two threads: %s\n  %s\n",
                 one ? "(read)" : e1.msg, two ? "(read)" : e2.msg, why);
@@ -141,6 +161,11 @@ static void test_feed_reads_alike(void)
     char msg[512];
     CU_ASSERT_TRUE(read_both_ways(&NONE, msg, sizeof msg));
     CU_ASSERT_STRING_EQUAL(msg, "");
+    /* tool fields larger than a batch's room for copied texts */
+    faults big = NONE;
+    big.big_meta = 1000;
+    CU_ASSERT_TRUE(read_both_ways(&big, msg, sizeof msg));
+    CU_ASSERT_STRING_EQUAL(msg, "");
 }
 
 /* Which error comes first, whichever thread meets it. */
@@ -151,20 +176,20 @@ static void test_feed_first_error(void)
         const char *want;
     } cases[] = {
         /* the builder's error, then the reader's, far apart and close */
-        {{.dup_id = 40, .bad_op = 2900, .bad_json = -1, .unknown_from = -1},
+        {{.dup_id = 40, .bad_op = 2900, .bad_json = -1, .unknown_from = -1, .big_meta = -1},
          "sessions[0].transactions[40].id: duplicate transaction id 't0'"},
-        {{.dup_id = 1500, .bad_op = 1501, .bad_json = -1, .unknown_from = -1},
+        {{.dup_id = 1500, .bad_op = 1501, .bad_json = -1, .unknown_from = -1, .big_meta = -1},
          "sessions[10].transactions[0].id: duplicate transaction id 't0'"},
-        {{.dup_id = 2999, .bad_op = -1, .bad_json = -1, .unknown_from = -1},
+        {{.dup_id = 2999, .bad_op = -1, .bad_json = -1, .unknown_from = -1, .big_meta = -1},
          "sessions[19].transactions[149].id: duplicate transaction id"},
         /* the reader's error, then the builder's */
-        {{.dup_id = 2000, .bad_op = 1999, .bad_json = -1, .unknown_from = -1},
+        {{.dup_id = 2000, .bad_op = 1999, .bad_json = -1, .unknown_from = -1, .big_meta = -1},
          "sessions[13].transactions[49].ops[0].op: must be"},
         /* bad JSON anywhere is reported first */
-        {{.dup_id = 10, .bad_op = -1, .bad_json = 2950, .unknown_from = -1},
+        {{.dup_id = 10, .bad_op = -1, .bad_json = 2950, .unknown_from = -1, .big_meta = -1},
          "malformed JSON"},
         /* an unknown writer: an error of finishing, after the walk */
-        {{.dup_id = -1, .bad_op = -1, .bad_json = -1, .unknown_from = 1234},
+        {{.dup_id = -1, .bad_op = -1, .bad_json = -1, .unknown_from = 1234, .big_meta = -1},
          "unknown transaction 'nobody'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
