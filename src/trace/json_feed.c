@@ -61,6 +61,7 @@ struct jr_feed {
     ip_error err;             /* the builder's error, when it failed */
     feed_batch *batch;
     uint32_t n_batches;       /* FEED_BATCHES, or 1 without a thread */
+    feed_batch *fill;         /* batch[submitted % n_batches], the reader's */
     const char **ids;         /* candidates of the command applied */
     uint32_t cap_ids;
     uint32_t next_session, next_txn;   /* handles the builder will give */
@@ -170,20 +171,14 @@ static void *consume(void *arg)
 
 /* ---- queueing --------------------------------------------------------- */
 
-static feed_batch *filling(jr_feed *f)
-{
-    return &f->batch[f->submitted % f->n_batches];
-}
-
 /* Hand the batch being filled over and get an empty one; false when the
  * builder has failed (nothing more is worth queueing). */
 static bool submit(jr_feed *f)
 {
     if (!f->threaded) {
-        feed_batch *bt = filling(f);
-        f->failed = f->failed || !apply(f, bt);
-        bt->n = 0;
-        bt->text.n = 0;
+        f->failed = f->failed || !apply(f, f->fill);
+        f->fill->n = 0;
+        f->fill->text.n = 0;
         return !f->failed;
     }
     pthread_mutex_lock(&f->mu);
@@ -194,8 +189,9 @@ static bool submit(jr_feed *f)
     bool ok = !f->failed;
     pthread_mutex_unlock(&f->mu);
     if (ok) {
-        filling(f)->n = 0;
-        filling(f)->text.n = 0;
+        f->fill = &f->batch[f->submitted % f->n_batches];
+        f->fill->n = 0;
+        f->fill->text.n = 0;
     }
     return ok;
 }
@@ -206,12 +202,34 @@ static feed_cmd *new_cmd(json_reader *r, cmd_kind what, uint8_t kind,
                          uint32_t handle)
 {
     jr_feed *f = r->feed;
-    const feed_batch *bt = filling(f);
-    if ((bt->n == FEED_CMDS || bt->text.n >= FEED_TEXT) && !submit(f))
+    if ((f->fill->n == FEED_CMDS || f->fill->text.n >= FEED_TEXT) &&
+        !submit(f))
         return NULL;
-    feed_cmd *c = &filling(f)->cmd[filling(f)->n++];
+    feed_cmd *c = &f->fill->cmd[f->fill->n++];
     *c = (feed_cmd){.what = (uint8_t)what, .kind = kind, .handle = handle};
     return c;
+}
+
+/* s[0, len) and a NUL at the end of the batch's texts: *off its offset.
+ * False when out of memory. */
+static bool copy_text(json_reader *r, const char *s, size_t len, size_t *off)
+{
+    text_buf *t = &r->feed->fill->text;
+    if (t->cap - t->n < len + 1) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap - t->n < len + 1)
+            cap *= 2;
+        char *p = realloc(t->p, cap);
+        if (!p)
+            return jr_oom(r);
+        t->p = p;
+        t->cap = cap;
+    }
+    memcpy(t->p + t->n, s, len);
+    t->p[t->n + len] = '\0';
+    *off = t->n;
+    t->n += len + 1;
+    return true;
 }
 
 /* Text x of c: s[0, len), copied unless it stays in the input; NULL s
@@ -223,21 +241,8 @@ static bool put_text(json_reader *r, feed_cmd *c, int x, const char *s,
         return true;
     text_at at = {.p = s};
     if (!stays) {
-        text_buf *t = &filling(r->feed)->text;
-        if (t->cap - t->n < len + 1) {
-            size_t cap = t->cap ? t->cap : 4096;
-            while (cap - t->n < len + 1)
-                cap *= 2;
-            char *p = realloc(t->p, cap);
-            if (!p)
-                return jr_oom(r);
-            t->p = p;
-            t->cap = cap;
-        }
-        memcpy(t->p + t->n, s, len);
-        t->p[t->n + len] = '\0';
-        at.off = t->n;
-        t->n += len + 1;
+        if (!copy_text(r, s, len, &at.off))
+            return false;
         c->copied |= (uint8_t)(1u << x);
     }
     c->present |= (uint8_t)(1u << x);
@@ -255,7 +260,7 @@ static bool put_string(json_reader *r, feed_cmd *c, int x, const char *s)
  * false. */
 static bool drop_cmd(json_reader *r)
 {
-    filling(r->feed)->n--;
+    r->feed->fill->n--;
     return false;
 }
 
@@ -281,6 +286,7 @@ bool jr_feed_start(json_reader *r)
         return jr_oom(r);
     }
     f->b = r->b;
+    f->fill = f->batch;
     f->next_txn = 1;
     /* without a second thread, the one batch is applied when full */
     f->threaded = large &&
@@ -338,15 +344,14 @@ bool jr_feed_candidates(json_reader *r, uint32_t txn, const char *key,
     c->arg = n;
     /* the ids one after another, each NUL-terminated: c's third text is
      * the first, and the others follow it */
+    c->present |= 4;
+    c->copied |= 4;
     for (uint32_t i = 0; i < n; i++) {
-        feed_cmd one = {0};
-        if (!put_string(r, &one, 0, ids[i]))
+        size_t off;
+        if (!copy_text(r, ids[i], strlen(ids[i]), &off))
             return drop_cmd(r);
-        if (i == 0) {
-            c->present |= 4;
-            c->copied |= 4;
-            c->at[2] = one.at[0];
-        }
+        if (i == 0)
+            c->at[2].off = off;
     }
     return true;
 }
@@ -378,7 +383,7 @@ bool jr_feed_end(json_reader *r, bool ok)
         return ok;
     /* the rest is applied even after the reader failed: a builder error
      * in it comes before the reader's in the input */
-    if (filling(f)->n)
+    if (f->fill->n)
         submit(f);
     stop(f);
     if (!f->failed)

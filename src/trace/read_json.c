@@ -3,11 +3,12 @@
  *
  * Traces reach a million ops, so the document is walked once, in place,
  * with the scanner of json_scan.h, and fed to the builder as it goes
- * (json_feed.c: by a second thread on a large input): no tree of nodes.  An array that cannot be read yet (a transaction's ops
- * before its id) is skipped and read once its object is known.  Each
- * object's members are collected before they are checked, so that checks
- * and messages follow the format, not the order of the members; the first
- * member of a name counts.  cJSON is kept for the rare texts whose form it
+ * (json_feed.c: by a second thread on a large input): no tree of nodes.
+ * An array that cannot be read yet (a transaction's ops before its id)
+ * is skipped and read once its object is known.  Each object's members
+ * are collected before they are checked, so that checks and messages
+ * follow the format, not the order of the members; the first member of a
+ * name counts.  cJSON is kept for the rare texts whose form it
  * defines: escaped strings, numbers other than short integers, and tool
  * fields, which the trace keeps as cJSON prints them.  Every error names
  * the JSON path of the offending element; bad JSON anywhere is reported
@@ -292,10 +293,14 @@ static bool read_op(json_reader *r, uint32_t txn, const where_ *w)
                                  "non-empty transaction id or a list of them");
         jr_op_texts t = {.key = r->text.p + key};
         t.klen = strlen(t.key);
-        if (vt != SIZE_MAX)
-            t.vlen = strlen(t.value = r->text.p + vt);
-        if (ft != SIZE_MAX)
-            t.flen = strlen(t.from = r->text.p + ft);
+        if (vt != SIZE_MAX) {
+            t.value = r->text.p + vt;
+            t.vlen = strlen(t.value);
+        }
+        if (ft != SIZE_MAX) {
+            t.from = r->text.p + ft;
+            t.flen = strlen(t.from);
+        }
         ok = jr_feed_op(r, txn, is_read ? IP_READ : IP_WRITE, &t, false);
     }
     return ok && jr_keep_extras(r, AT_OP, IP_EXTRA_OP, txn);
