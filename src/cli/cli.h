@@ -29,6 +29,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_triage(int argc, char **argv);
 
 /* The exit status for a failure: IP_EXIT_UNKNOWN when an allocation
  * failed (out of memory is never an input error), else IP_EXIT_USAGE. */

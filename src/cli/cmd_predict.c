@@ -3,8 +3,7 @@
  * feasible, weakly isolated, unserializable execution (predict.h), report
  * it, and write each prediction as a trace file (plus .dot with --dot).
  */
-#include "cli.h"
-#include "predict.h"
+#include "search_opts.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -16,10 +15,10 @@
 
 #define CMD "predict"
 #define DEFAULT_OUT "isopredict-out"
-#define MIN_MEMORY (64ull << 20)  /* Z3 and the checkers at rest */
 
 typedef struct predict_args {
-    ip_predict_opts opts;
+    cli_search search;
+    ip_predict_opts opts;     /* search.opts once parsed */
     ip_format fmt;
     const char *out_dir;
     const char *html;         /* --html FILE, or NULL */
@@ -27,37 +26,7 @@ typedef struct predict_args {
     char **args;              /* the options as given, then the traces */
     int n_opts, n_traces;
     bool json, dot, quiet;
-    bool search_set, bounds_set;
-    unsigned timeout_s;       /* as given (opts.timeout_ms is what is left
-                                 after reading) */
 } predict_args;
-
-/* --shard I/N, I from 1. */
-static int parse_shard(predict_args *a, const char *arg)
-{
-    unsigned i = 0, n = 0;
-    char extra;
-    if (sscanf(arg, "%u/%u%c", &i, &n, &extra) != 2 || n == 0 || i == 0 ||
-        i > n)
-        return cli_usage_error(CMD, "--shard expects I/N with 1 <= I <= N, "
-                               "not '%s'", arg);
-    a->opts.shard = i - 1;
-    a->opts.shards = n;
-    return -1;
-}
-
-static int parse_search(predict_args *a, const char *arg)
-{
-    static const char *const names[] = { "auto", "exhaustive", "bounded" };
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(arg, names[i])) {
-            a->opts.search = (ip_search_mode)i;
-            a->search_set = true;
-            return -1;
-        }
-    return cli_usage_error(CMD, "--search must be auto, exhaustive or "
-                           "bounded, not '%s'", arg);
-}
 
 static void usage(FILE *out)
 {
@@ -112,29 +81,17 @@ static void usage(FILE *out)
         DEFAULT_OUT);
 }
 
-enum { OPT_MODEL = 256, OPT_BOUNDARY, OPT_ENCODING, OPT_FORMAT, OPT_OUT,
-       OPT_JSON, OPT_DOT, OPT_TIMEOUT, OPT_MAX, OPT_QUIET, OPT_HELP,
-       OPT_MEMORY, OPT_SEARCH, OPT_WINDOW, OPT_STALENESS, OPT_JOBS,
-       OPT_SHARD, OPT_WEAK, OPT_HTML };
+enum { OPT_FORMAT = SOPT_END, OPT_OUT, OPT_JSON, OPT_DOT, OPT_MAX, OPT_QUIET,
+       OPT_HELP, OPT_HTML };
 
 static const struct option long_opts[] = {
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"boundary", required_argument, NULL, OPT_BOUNDARY},
-    {"encoding", required_argument, NULL, OPT_ENCODING},
+    SEARCH_LONG_OPTIONS,
     {"format", required_argument, NULL, OPT_FORMAT},
     {"out", required_argument, NULL, OPT_OUT},
     {"json", no_argument, NULL, OPT_JSON},
     {"dot", no_argument, NULL, OPT_DOT},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"max-predictions", required_argument, NULL, OPT_MAX},
     {"quiet", no_argument, NULL, OPT_QUIET},
-    {"max-memory", required_argument, NULL, OPT_MEMORY},
-    {"search", required_argument, NULL, OPT_SEARCH},
-    {"window", required_argument, NULL, OPT_WINDOW},
-    {"staleness", required_argument, NULL, OPT_STALENESS},
-    {"jobs", required_argument, NULL, OPT_JOBS},
-    {"shard", required_argument, NULL, OPT_SHARD},
-    {"weak-isolation", required_argument, NULL, OPT_WEAK},
     {"html", required_argument, NULL, OPT_HTML},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
@@ -144,23 +101,6 @@ static int take_option(predict_args *a, int c, const char *arg)
 {
     unsigned v;
     switch (c) {
-    case OPT_MODEL:
-        if (!ip_level_parse(arg, &a->opts.model) ||
-            a->opts.model == IP_LVL_SER)
-            return cli_usage_error(CMD, "--model must be causal, rc, ra or "
-                                   "si, not '%s'", arg);
-        return -1;
-    case OPT_BOUNDARY:
-        if (!ip_boundary_parse(arg, &a->opts.boundary))
-            return cli_usage_error(CMD, "--boundary must be strict or "
-                                   "relaxed, not '%s'", arg);
-        return -1;
-    case OPT_ENCODING:
-        if (!ip_encoding_parse(arg, &a->opts.encoding))
-            return cli_usage_error(CMD, "--encoding must be approx, exact "
-                                   "or approx-rank, "
-                                   "not '%s'", arg);
-        return -1;
     case OPT_FORMAT:
         if (!ip_format_parse(arg, &a->fmt) || a->fmt == IP_FMT_DOT)
             return cli_usage_error(CMD, "unknown input format '%s'", arg);
@@ -169,54 +109,13 @@ static int take_option(predict_args *a, int c, const char *arg)
     case OPT_JSON: a->json = true; return -1;
     case OPT_DOT: a->dot = true; return -1;
     case OPT_QUIET: a->quiet = true; return -1;
-    case OPT_TIMEOUT:
-        if (!cli_parse_timeout(CMD, arg, &a->opts.timeout_ms))
-            return IP_EXIT_USAGE;
-        a->timeout_s = a->opts.timeout_ms / 1000u;
-        return -1;
     case OPT_MAX:
         if (!cli_parse_unsigned(CMD, "--max-predictions", arg, &v))
             return IP_EXIT_USAGE;
         if (v == 0)
             return cli_usage_error(CMD, "--max-predictions must be at least 1");
-        a->opts.max_predictions = v;
+        a->search.opts.max_predictions = v;
         return -1;
-    case OPT_MEMORY:
-        if (!cli_parse_size(CMD, "--max-memory", arg, &a->opts.max_memory))
-            return IP_EXIT_USAGE;
-        if (a->opts.max_memory && a->opts.max_memory < MIN_MEMORY)
-            return cli_usage_error(CMD, "--max-memory %s is below the %u MiB "
-                                   "the program itself needs", arg,
-                                   (unsigned)(MIN_MEMORY >> 20));
-        return -1;
-    case OPT_SEARCH:
-        return parse_search(a, arg);
-    case OPT_WINDOW:
-    case OPT_STALENESS:
-        if (!cli_parse_unsigned(CMD, c == OPT_WINDOW ? "--window"
-                                                     : "--staleness", arg, &v))
-            return IP_EXIT_USAGE;
-        *(c == OPT_WINDOW ? &a->opts.window : &a->opts.staleness) = v;
-        a->bounds_set = true;
-        return -1;
-    case OPT_JOBS:
-        if (!cli_parse_unsigned(CMD, "--jobs", arg, &v))
-            return IP_EXIT_USAGE;
-        if (v == 0 || v > 32)
-            return cli_usage_error(CMD, "--jobs must be 1 to 32");
-        a->opts.jobs = v;
-        return -1;
-    case OPT_SHARD:
-        return parse_shard(a, arg);
-    case OPT_WEAK:
-        if (!strcmp(arg, "auto") || !strcmp(arg, "eager") ||
-            !strcmp(arg, "lazy")) {
-            a->opts.weak = arg[0] == 'a' ? IP_WEAK_AUTO
-                         : arg[0] == 'e' ? IP_WEAK_EAGER : IP_WEAK_LAZY;
-            return -1;
-        }
-        return cli_usage_error(CMD, "--weak-isolation must be auto, eager "
-                               "or lazy, not '%s'", arg);
     case OPT_HTML:
         a->html = arg;
         return -1;
@@ -224,25 +123,13 @@ static int take_option(predict_args *a, int c, const char *arg)
         usage(stdout);
         return IP_EXIT_OK;
     default:
-        return cli_usage_error(CMD, "unknown option");
+        return cli_search_option(CMD, &a->search, c, arg);
     }
-}
-
-/* The smaller of 4 GiB and half the machine's memory. */
-static uint64_t default_memory(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    uint64_t half = pages > 0 && size > 0
-                        ? (uint64_t)pages * (uint64_t)size / 2 : 0;
-    uint64_t cap = 4ull << 30;
-    return half && half < cap ? half : cap;
 }
 
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    ip_predict_opts_default(&a->opts);
-    a->opts.max_memory = default_memory();
-    a->timeout_s = a->opts.timeout_ms / 1000;
+    cli_search_defaults(&a->search);
     a->fmt = IP_FMT_AUTO;
     a->out_dir = DEFAULT_OUT;
     optind = 0;               /* getopt may have run before (glibc reset) */
@@ -259,67 +146,14 @@ static int parse_args(int argc, char **argv, predict_args *a)
     a->args = argv + 1;       /* getopt moved the traces to the end */
     a->n_opts = optind - 1;
     a->n_traces = argc - optind;
-    a->opts.progress = a->quiet ? NULL : stderr;
-    a->opts.progress_live = !a->quiet && isatty(STDERR_FILENO);
-    if (a->bounds_set && a->search_set &&
-        a->opts.search != IP_SEARCH_BOUNDED)
-        return cli_usage_error(CMD, "--window and --staleness need "
-                               "--search bounded");
-    if (a->bounds_set)
-        a->opts.search = IP_SEARCH_BOUNDED;
+    int r = cli_search_finish(CMD, &a->search, a->quiet);
+    if (r != CLI_GO_ON)
+        return r;
     if (a->html && cli_batch_wanted(argv + optind, argc - optind))
         return cli_usage_error(CMD, "--html writes one report: give one "
                                "trace");
-    if (a->opts.model == IP_LVL_SI && a->opts.weak == IP_WEAK_LAZY)
-        return cli_usage_error(CMD, "--weak-isolation lazy is not available "
-                               "under --model si (use eager or auto)");
+    a->opts = a->search.opts;
     return -1;
-}
-
-/* mkdir -p: create dir and its missing parents. */
-static bool make_dirs(const char *dir)
-{
-    char path[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof path) {
-        fprintf(stderr, "isopredict: --out: bad directory name\n");
-        return false;
-    }
-    memcpy(path, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] != '/' && path[i] != '\0')
-            continue;
-        char keep = path[i];
-        path[i] = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "isopredict: %s: %s\n", path, strerror(errno));
-            return false;
-        }
-        path[i] = keep;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "isopredict: %s: not a directory\n", dir);
-        return false;
-    }
-    return true;
-}
-
-/* The trace's file name without directory and last extension. */
-static void trace_stem(const char *path, char *buf, size_t n)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    snprintf(buf, n, "%s", *base ? base : "trace");
-    char *dot = strrchr(buf, '.');
-    if (dot && dot != buf)
-        *dot = '\0';
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
 }
 
 /* A file base name ("DIR/STEM.MODEL-BOUNDARY-ENCODING.prediction-N", with
@@ -328,7 +162,7 @@ static bool free_base(const predict_args *a, uint32_t idx, char *base,
                       size_t n)
 {
     char stem[512], probe[4200];
-    trace_stem(a->trace, stem, sizeof stem);
+    cli_trace_stem(a->trace, stem, sizeof stem);
     for (unsigned k = 1; k < 10000; k++) {
         int w = k == 1
             ? snprintf(base, n, "%s/%s.%s-%s-%s.prediction-%u", a->out_dir,
@@ -342,9 +176,9 @@ static bool free_base(const predict_args *a, uint32_t idx, char *base,
         if (w < 0 || (size_t)w >= n)
             break;
         snprintf(probe, sizeof probe, "%s.json", base);
-        bool taken = exists(probe);
+        bool taken = cli_exists(probe);
         snprintf(probe, sizeof probe, "%s.dot", base);
-        if (!taken && !(a->dot && exists(probe)))
+        if (!taken && !(a->dot && cli_exists(probe)))
             return true;
     }
     fprintf(stderr, "isopredict: cannot find a free output file name in %s\n",
@@ -391,7 +225,7 @@ typedef struct out_files {
 static int write_outputs(const predict_args *a, const ip_trace *obs,
                          const ip_prediction *p, uint32_t n, out_files *files)
 {
-    if (n && !make_dirs(a->out_dir))
+    if (n && !cli_make_dirs(a->out_dir))
         return IP_EXIT_USAGE;
     int status = IP_EXIT_OK;
     for (uint32_t i = 0; status == IP_EXIT_OK && i < n; i++) {
@@ -465,7 +299,7 @@ static void print_limit(const predict_args *a, const ip_predict_stats *st,
     if (si->stopped && !strcmp(si->stopped, "time limit"))
         fprintf(stderr, "isopredict: time limit of %u s reached%s; try a "
                 "longer --timeout, or a bounded search (--window 32 "
-                "--staleness 2)\n", a->timeout_s, so_far);
+                "--staleness 2)\n", a->search.timeout_s, so_far);
     else if (si->stopped && !strcmp(si->stopped, "memory limit"))
         fprintf(stderr, "isopredict: memory limit of %.2f GiB reached%s; "
                 "try a larger --max-memory, or a bounded search (--window 32 "
@@ -691,17 +525,11 @@ int cmd_predict(int argc, char **argv)
     if (!obs)
         return status;
     /* --timeout covers reading too: the search gets what is left */
-    if (a.opts.timeout_ms) {
-        double spent = (ip_now() - start) * 1000.0;
-        if (spent >= a.opts.timeout_ms) {
-            fprintf(stderr, "isopredict: time limit of %u s reached while "
-                    "reading %s; try a longer --timeout\n", a.timeout_s,
-                    a.trace);
-            ip_trace_free(obs);
-            return IP_EXIT_UNKNOWN;
-        }
-        a.opts.timeout_ms -= (unsigned)spent;
+    if (!cli_search_after_reading(&a.search, a.trace, start)) {
+        ip_trace_free(obs);
+        return IP_EXIT_UNKNOWN;
     }
+    a.opts = a.search.opts;
     atomic_bool interrupted;
     atomic_init(&interrupted, false);
     cli_interrupt *in = cli_interrupt_start(&interrupted);

@@ -16,6 +16,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"predict", cmd_predict, "predict an unserializable execution (default)"},
+    {"triage", cmd_triage, "the distinct bugs of a run, counted and ranked"},
     {"check", cmd_check, "check a trace against an isolation level"},
     {"convert", cmd_convert, "convert a trace between formats"},
     {"stats", cmd_stats, "summarise a trace"},

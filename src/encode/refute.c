@@ -291,6 +291,11 @@ static Z3_ast fact_literal(ip_encoder *e, const ip_fact *f)
             if (e->cand_txn[c] == f->b)
                 return lit_and2(e, enc_read_kept(e, f->a), e->cx[c]);
         return NULL;
+    case IP_FACT_CHANGED:
+        /* false for a read with one candidate: it never changes */
+        if (f->a >= t->n_events || t->events[f->a].kind != IP_READ)
+            return NULL;
+        return enc_changed(e, f->a);
     }
     return NULL;
 }
@@ -316,5 +321,5 @@ bool ip_encoder_forbid(ip_encoder *enc, const ip_fact *facts, uint32_t n,
     }
     enc_clause(enc, v.a, v.n);
     free(v.a);
-    return enc_z3_ok(enc, err, "forbidding a violation");
+    return enc_z3_ok(enc, err, "forbidding facts");
 }

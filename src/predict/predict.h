@@ -99,6 +99,8 @@ typedef enum {
     IP_WEAK_LAZY = 2
 } ip_weak_mode;
 
+typedef struct ip_triage ip_triage;   /* "Triage" below */
+
 typedef struct ip_predict_opts {
     ip_level model;            /* IP_LVL_RC, _RA, _CAUSAL or _SI */
     ip_boundary boundary;
@@ -118,6 +120,13 @@ typedef struct ip_predict_opts {
     uint32_t shard, shards;    /* this process solves the windows w with
                                   w % shards == shard; shards 0 = all */
     ip_weak_mode weak;         /* the exhaustive search's weak isolation */
+    /* Triage ("Triage" below): NULL for a plain prediction run.  When
+     * set, confirmed predictions are not returned: each goes to this
+     * table (which may write its class's representative) and is freed;
+     * every instance's cycle reads are forbidden changed (coverage, not
+     * enumeration); max_predictions is ignored: the search runs until
+     * every window is searched, the time limit or the memory limit. */
+    ip_triage *triage;
 } ip_predict_opts;
 
 /* Defaults: causal, relaxed, approx, 600 s, 1 prediction, no progress,
@@ -252,6 +261,9 @@ static inline const ip_trace *ip_prediction_base(const ip_trace *obs,
 
 /* The "search" object of the JSON report (cJSON* as void*). */
 void *ip_search_to_cjson(const ip_search_info *s);
+/* Back from that object (a report of another process: triage --merge);
+ * stopped and skipped borrow its strings.  False when it is not one. */
+bool ip_search_from_cjson(const void *j, ip_search_info *s);
 /* One line: "search: exhaustive, complete" or "search: bounded ...". */
 void ip_search_print(const ip_search_info *s, FILE *out);
 
@@ -349,6 +361,106 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
 bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
                        ip_error *err);
 bool ip_html_end(ip_html *page);
+
+/* ---- triage: the distinct bugs of a run (signature.c, triage.c) ---------
+ *
+ * A bug class is the signature of a prediction's witness cycle (the first
+ * cycle of its ser verdict): its anomaly name, then the cycle as a cyclic
+ * sequence of (label of a transaction, edge kind, key family), rotated to
+ * the lexicographically smallest start:
+ *   "write skew: amalgamate -rw(chk:*)-> write_check -rw(sav:*)-> amalgamate"
+ * A transaction's label is its "procedure" tool field, else the shape of
+ * its operations ("[r acct:* w chk:*]": kind and key family of each op, a
+ * repeat of the one before left out).  A key's family is the key with
+ * every run of digits replaced by '*', or, with a regular expression
+ * (POSIX extended), the part of the key it matches (its first group when
+ * it has one; a key it does not match is its own family).
+ * An instance of a class is the set of observed transactions on the
+ * cycle; two predictions with the same class and the same set are one
+ * instance, whatever reads they changed. */
+
+typedef struct ip_key_family ip_key_family;
+/* NULL with err set on a bad expression or OOM. */
+ip_key_family *ip_key_family_new(const char *regex, ip_error *err);
+void ip_key_family_free(ip_key_family *kf);
+/* The family of `key` into buf (n bytes); kf NULL: the digits rule. */
+void ip_key_family_of(const ip_key_family *kf, const char *key, char *buf,
+                      size_t n);
+
+/* ip_cycle_anomaly's name, else Adya's: "G0" (ww edges only), "G1c" (no
+ * rw edge), "G-single" (one rw edge), "G2-item" (more). */
+const char *ip_cycle_class_anomaly(const ip_cycle *c);
+/* Txn x's label: its procedure, else its shape ("init" for txn 0).
+ * malloc'ed; NULL when out of memory. */
+char *ip_txn_label(const ip_trace *t, uint32_t x, const ip_key_family *kf);
+/* The signature of cycle c over history h.  malloc'ed; NULL on OOM. */
+char *ip_cycle_signature(const ip_trace *h, const ip_cycle *c,
+                         const ip_key_family *kf);
+
+/* The read events of p's base (ip_prediction_base) that p changed and
+ * that its witness cycle goes through: the read of an rw edge's source
+ * and of a wr edge's target, of the edge's key.  What triage forbids
+ * changed once the instance is found.  *out malloc'ed (may be empty);
+ * false when out of memory. */
+bool ip_cycle_changed_reads(const ip_trace *obs, const ip_prediction *p,
+                            uint32_t **out, uint32_t *n);
+
+typedef struct ip_bug_class {
+    char *signature;
+    const char *anomaly;       /* static */
+    uint32_t instances;        /* distinct instances found */
+    uint32_t round;            /* search round where first found */
+    double first_seconds;      /* when first found */
+    /* the representative: the smallest prediction found (fewest kept
+     * transactions, then fewest changed reads) */
+    uint32_t rep_txns, rep_changed;
+    uint32_t rep_window;       /* IP_NONE: exhaustive search */
+    double rep_seconds;
+    char *rep_cycle;           /* its cycle in words */
+} ip_bug_class;
+
+/* Called under the table's lock, one call at a time.  representative:
+ * class `cls` has a first or smaller representative p (predictions
+ * borrowed; obs the observed trace); false with err set ends the run
+ * with an error.  instance: a new instance of class `cls` (tests). */
+typedef struct ip_triage_sinks {
+    bool (*representative)(void *ctx, uint32_t cls, const ip_bug_class *c,
+                           const ip_trace *obs, const ip_prediction *p,
+                           ip_error *err);
+    void (*instance)(void *ctx, uint32_t cls, const ip_prediction *p);
+    void *ctx;
+} ip_triage_sinks;
+
+/* kf borrowed (NULL: digits rule); sinks copied (NULL: none).  NULL when
+ * out of memory.  Thread-safe: ip_triage_add may be called from several
+ * threads. */
+ip_triage *ip_triage_new(const ip_key_family *kf, const ip_triage_sinks *s);
+void ip_triage_free(ip_triage *tg);
+
+typedef enum {
+    IP_TRIAGE_NEW_CLASS,       /* a class not seen before */
+    IP_TRIAGE_NEW_INSTANCE,    /* a new instance of a known class */
+    IP_TRIAGE_KNOWN,           /* an instance found before */
+    IP_TRIAGE_ERROR            /* err set (OOM, or the sink's error) */
+} ip_triage_result;
+
+/* Classify confirmed prediction p (over ip_prediction_base; base_txn maps
+ * its txn ids to obs's, NULL when the base is obs). */
+ip_triage_result ip_triage_add(ip_triage *tg, const ip_trace *obs,
+                               const ip_prediction *p,
+                               const uint32_t *base_txn, uint32_t round,
+                               ip_error *err);
+
+uint32_t ip_triage_count(const ip_triage *tg);      /* classes */
+uint32_t ip_triage_instances(const ip_triage *tg);  /* of all classes */
+const ip_bug_class *ip_triage_class(const ip_triage *tg, uint32_t i);
+/* The class indices in report order (most instances first, then by
+ * signature) into order (ip_triage_count entries). */
+void ip_triage_order(const ip_triage *tg, uint32_t *order);
+/* The fingerprints of class cls's instances (for merging shards): up to
+ * cap into out; returns how many there are. */
+uint32_t ip_triage_instance_ids(const ip_triage *tg, uint32_t cls,
+                                uint64_t *out, uint32_t cap);
 
 /* The plain-words assumption of the relaxed boundary. */
 extern const char ip_relaxed_assumption[];

@@ -2,6 +2,7 @@
 #include "predict.h"
 
 #include <cjson/cJSON.h>
+#include <string.h>
 
 static bool exhaustive_round(const ip_search_round *r)
 {
@@ -90,4 +91,43 @@ void ip_search_print(const ip_search_info *s, FILE *out)
     if (s->skipped)
         fprintf(out, "; exhaustive search skipped: %s", s->skipped);
     fputc('\n', out);
+}
+
+static uint32_t num(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (uint32_t)v->valuedouble
+                                                    : 0;
+}
+
+bool ip_search_from_cjson(const void *jv, ip_search_info *s)
+{
+    const cJSON *j = jv;
+    memset(s, 0, sizeof *s);
+    const cJSON *rounds = cJSON_GetObjectItemCaseSensitive(j, "rounds");
+    if (!cJSON_IsObject(j) || !cJSON_IsArray(rounds))
+        return false;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rounds) {
+        if (s->n_rounds == IP_MAX_ROUNDS)
+            return false;
+        s->rounds[s->n_rounds++] = (ip_search_round){
+            .window = num(r, "window"), .staleness = num(r, "staleness"),
+            .windows = num(r, "windows"), .done = num(r, "searched"),
+            .gave_up = num(r, "gave_up")};
+    }
+    s->complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j,
+                                                                "complete"));
+    s->txns = num(j, "transactions");
+    s->shards = num(j, "shards");
+    s->shard = s->shards ? num(j, "shard") - 1 : 0;
+    s->stopped = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(j, "stopped"));
+    s->skipped = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(j, "exhaustive_skipped"));
+    s->lazy_weak = cJSON_IsTrue(
+        cJSON_GetObjectItemCaseSensitive(j, "lazy_weak_isolation"));
+    s->peak_bytes = (uint64_t)cJSON_GetNumberValue(
+        cJSON_GetObjectItemCaseSensitive(j, "peak_bytes"));
+    return true;
 }

@@ -57,7 +57,7 @@ accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
     for (uint32_t i = 0; i < rs->n_kept && r == ACCEPT_KEPT; i++)
         if (rs->kept[i].n_sig == n_sig &&
             !memcmp(rs->kept[i].sig, sig, n_sig * sizeof *sig))
-            r = ACCEPT_REJECTED;      /* found before, in another window */
+            r = ACCEPT_KNOWN;         /* found before, in another window */
     if (r == ACCEPT_KEPT && rs->n_kept >= rs->want)
         r = ACCEPT_ENOUGH;            /* another worker was first */
     if (r == ACCEPT_KEPT && rs->n_kept == rs->cap_kept &&
@@ -83,9 +83,38 @@ accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
     return r;
 }
 
+accept_result run_classify(run_state *rs, ip_prediction *p,
+                           const uint32_t *base_txn, ip_error *err)
+{
+    p->seconds = ip_now() - rs->start;
+    ip_triage_result t = ip_triage_add(rs->opts->triage, rs->obs, p,
+                                       base_txn, rs->round, err);
+    ip_prediction_clear(p);
+    if (t == IP_TRIAGE_ERROR)
+        return ACCEPT_ERROR;
+    if (t == IP_TRIAGE_KNOWN)
+        return ACCEPT_KNOWN;
+    pthread_mutex_lock(&rs->lock);
+    rs->n_found++;
+    pthread_mutex_unlock(&rs->lock);
+    return ACCEPT_KEPT;
+}
+
+void run_found_words(const run_state *rs, char *buf, size_t n)
+{
+    const ip_triage *tg = rs->opts->triage;
+    if (tg)
+        snprintf(buf, n, "%u class(es), %u instance(s)", ip_triage_count(tg),
+                 ip_triage_instances(tg));
+    else
+        snprintf(buf, n, "%u prediction(s)", rs->n_kept);
+}
+
 static accept_result keep_exhaustive(void *ctx, ip_prediction *p)
 {
     run_state *rs = ctx;
+    if (rs->opts->triage)
+        return run_classify(rs, p, NULL, rs->err);
     uint64_t *sig;
     uint32_t n;
     if (!run_signature(rs, rs->obs, NULL, p, &sig, &n)) {
@@ -127,7 +156,8 @@ static ip_predict_result exhaustive(run_state *rs, ip_search_round *out)
     ip_predict_stats st = {0};
     problem pb = {.tr = rs->obs, .g = rs->g,
                   .progress = rs->opts->progress, .start = rs->start,
-                  .accept = keep_exhaustive, .ctx = rs, .stats = &st,
+                  .accept = keep_exhaustive, .ctx = rs,
+                  .cover = rs->opts->triage != NULL, .stats = &st,
                   .err = rs->err};
     pb.eo = (ip_encode_opts){.model = rs->opts->model,
                              .boundary = rs->opts->boundary,
@@ -294,7 +324,8 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
 {
     ip_predict_stats local;
     run_state rs = {.obs = obs, .opts = opts, .start = ip_now(),
-                    .want = opts->max_predictions ? opts->max_predictions : 1,
+                    .want = opts->triage ? UINT32_MAX
+                          : opts->max_predictions ? opts->max_predictions : 1,
                     .stats = stats ? stats : &local, .err = err,
                     .failure = IP_PREDICT_NONE};
     memset(rs.stats, 0, sizeof *rs.stats);
@@ -346,7 +377,7 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
     guard_finish(rs.g);
     if (r == IP_PREDICT_UNKNOWN && why == GUARD_DONE && rs.n_kept)
         r = IP_PREDICT_FOUND;
-    if (r == IP_PREDICT_NONE && rs.n_kept)
+    if (r == IP_PREDICT_NONE && (rs.n_kept || rs.n_found))
         r = IP_PREDICT_FOUND;
     rs.stats->seconds = ip_now() - rs.start;
     if (rs.n_kept)
@@ -370,11 +401,13 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
     }
     *out = preds;
     *n = rs.n_kept;
-    if (opts->progress)
-        fprintf(opts->progress, "isopredict: [%7.2fs] done: %u prediction(s), "
-                "%u solver call(s), %u refuted serial order(s), %u refuted "
-                "pco(s)\n", rs.stats->seconds, rs.n_kept,
-                rs.stats->solver_calls, rs.stats->refuted_orders,
-                rs.stats->refuted_pcos);
+    if (opts->progress) {
+        char found[80];
+        run_found_words(&rs, found, sizeof found);
+        fprintf(opts->progress, "isopredict: [%7.2fs] done: %s, %u solver "
+                "call(s), %u refuted serial order(s), %u refuted pco(s)\n",
+                rs.stats->seconds, found, rs.stats->solver_calls,
+                rs.stats->refuted_orders, rs.stats->refuted_pcos);
+    }
     return r;
 }

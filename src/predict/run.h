@@ -35,6 +35,7 @@ typedef struct run_state {
     pthread_mutex_t lock;     /* guards everything below */
     kept *kept;
     uint32_t n_kept, cap_kept;
+    uint32_t n_found;         /* triage: new instances classified */
     ip_predict_stats *stats;
     ip_predict_result failure; /* first ERROR/UNCONFIRMED of a worker */
     ip_error *err;
@@ -44,6 +45,16 @@ typedef struct run_state {
  * reads.  sig: its signature (ownership moves too).  Thread-safe. */
 accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
                        uint32_t n_sig, uint32_t window);
+
+/* Triage (opts->triage set): classify p instead of keeping it; p is
+ * cleared.  base_txn maps p's base txns to observed ones (NULL: p is over
+ * the observed trace).  KEPT for a new instance, KNOWN for one found
+ * before, ERROR with err set.  Thread-safe. */
+accept_result run_classify(run_state *rs, ip_prediction *p,
+                           const uint32_t *base_txn, ip_error *err);
+
+/* "N prediction(s)", or under triage "N class(es), M instance(s)". */
+void run_found_words(const run_state *rs, char *buf, size_t n);
 
 /* Signature of a prediction over `base` whose txns map to the observed
  * trace through base_txn (NULL: base is the observed trace). */

@@ -16,6 +16,7 @@
 
 typedef enum {
     ACCEPT_KEPT,              /* kept: block it and look for more */
+    ACCEPT_KNOWN,             /* found before: block it, look for more */
     ACCEPT_REJECTED,          /* not a prediction after all: block it */
     ACCEPT_ENOUGH,            /* kept, and no more are wanted */
     ACCEPT_ERROR              /* err set */
@@ -31,6 +32,9 @@ typedef struct problem {
     /* takes ownership of *p whatever it returns */
     accept_result (*accept)(void *ctx, ip_prediction *p);
     void *ctx;
+    bool cover;               /* triage: after a prediction (kept or
+                                 known), forbid its cycle's reads changed
+                                 (ip_cycle_changed_reads) */
     ip_predict_stats *stats;  /* counters are added to */
     ip_error *err;
 } problem;

@@ -102,24 +102,57 @@ static const char *solve_name(ip_solve_result r)
     return "error";
 }
 
-/* A confirmed candidate: block its changed reads, then hand it over. */
+/* Triage: the facts "this read changed" of p's cycle reads, so that no
+ * later model changes them all again in any way (the same instance with
+ * other writers or truncations).  *n 0: nothing to forbid. */
+static bool cover_facts(problem *pb, const ip_prediction *p, ip_fact **f,
+                        uint32_t *n)
+{
+    uint32_t *reads;
+    *f = NULL;
+    *n = 0;
+    if (!pb->cover)
+        return true;
+    if (!ip_cycle_changed_reads(pb->tr, p, &reads, n) ||
+        !(*f = malloc(((size_t)*n + 1) * sizeof **f))) {
+        free(reads);
+        return ip_fail(pb->err, "prediction: out of memory");
+    }
+    for (uint32_t i = 0; i < *n; i++)
+        (*f)[i] = (ip_fact){.kind = IP_FACT_CHANGED, .a = reads[i]};
+    free(reads);
+    return true;
+}
+
+/* A confirmed candidate: block its changed reads, then hand it over;
+ * under triage also forbid its instance once accept has seen it. */
 static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
                         uint32_t iter)
 {
     progress(pb, "candidate %u confirmed: %s satisfied, ser violated, "
              "%u changed read(s)", iter, ip_level_name(pb->eo.model),
              p->n_changed);
-    if (!ip_encoder_block(enc, &p->assignment, pb->err)) {
+    ip_fact *cover;
+    uint32_t n_cover;
+    if (!cover_facts(pb, p, &cover, &n_cover) ||
+        !ip_encoder_block(enc, &p->assignment, pb->err)) {
+        free(cover);
         ip_prediction_clear(p);
         return IP_PREDICT_ERROR;
     }
+    int r = IP_PREDICT_ERROR;
     switch (pb->accept(pb->ctx, p)) {
     case ACCEPT_KEPT:
-    case ACCEPT_REJECTED: return -1;
-    case ACCEPT_ENOUGH: return IP_PREDICT_FOUND;
+    case ACCEPT_KNOWN:
+        r = !n_cover || ip_encoder_forbid(enc, cover, n_cover, pb->err)
+                ? -1 : IP_PREDICT_ERROR;
+        break;
+    case ACCEPT_REJECTED: r = -1; break;
+    case ACCEPT_ENOUGH: r = IP_PREDICT_FOUND; break;
     case ACCEPT_ERROR: break;
     }
-    return IP_PREDICT_ERROR;
+    free(cover);
+    return r;
 }
 
 /* What to do with one model; returns -1 to go on, else the result. */

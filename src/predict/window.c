@@ -205,11 +205,17 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
         ip_pco_free(&pco);
         uint64_t *sig = NULL;
         uint32_t n_sig = 0;
-        if (o == CONFIRM_OK &&
+        if (o == CONFIRM_OK && !rs->opts->triage &&
             !run_signature(rs, l.cut, l.cut_txn, &q, &sig, &n_sig)) {
             ip_fail(&err, "prediction: out of memory");
             r = ACCEPT_ERROR;
             ip_prediction_clear(&q);
+        } else if (o == CONFIRM_OK && rs->opts->triage) {
+            q.base = l.cut;
+            q.window = w->index;
+            q.iteration = p->iteration;
+            l.cut = NULL;
+            r = run_classify(rs, &q, l.cut_txn, &err);
         } else if (o == CONFIRM_OK) {
             q.base = l.cut;
             q.window = w->index;
@@ -297,10 +303,12 @@ static void round_progress(round_state *rd, bool final)
         return;
     rd->last_line = now;
     rd->last_searched = searched;
+    char found[80];
+    run_found_words(rs, found, sizeof found);
     fprintf(f, "%sisopredict: [%7.2fs] window %u, staleness %u: %u/%u "
-            "windows searched, %u prediction(s)%s", live ? "\r" : "",
+            "windows searched, %s%s", live ? "\r" : "",
             now - rs->start, rd->size, rd->staleness, searched,
-            rd->out->windows, rs->n_kept, live ? "\033[K" : "\n");
+            rd->out->windows, found, live ? "\033[K" : "\n");
     if (final && live)
         fputc('\n', f);
     fflush(f);
@@ -318,7 +326,8 @@ static void solve_window(round_state *rd, uint32_t j)
     if (window_open(&w, &err)) {
         problem pb = {.tr = w.sub, .g = rs->g,
                       .start = rs->start, .accept = window_accept, .ctx = &w,
-                      .stats = &st, .err = &err};
+                      .cover = rs->opts->triage != NULL, .stats = &st,
+                      .err = &err};
         pb.eo = (ip_encode_opts){.model = rs->opts->model,
                                  .boundary = rs->opts->boundary,
                                  .encoding = rs->opts->encoding,

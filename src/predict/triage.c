@@ -1,0 +1,335 @@
+/*
+ * triage.c - the bug classes of a run (predict.h, "Triage"): each
+ * confirmed prediction is reduced to its class (the signature of its
+ * witness cycle) and its instance (the observed transactions on that
+ * cycle); the table keeps per class a count of distinct instances and
+ * the size of its smallest prediction, and hands each new or smaller
+ * representative to the sink.  Nothing of a prediction is kept: memory
+ * is the classes plus 16 bytes per distinct instance.
+ */
+#include "predict.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ip_triage {
+    const ip_key_family *kf;
+    ip_triage_sinks sinks;
+    pthread_mutex_t lock;
+    ip_bug_class *cls;
+    uint32_t n_cls, cap_cls;
+    /* open addressing: instance fingerprint (0 = empty slot) and class */
+    uint64_t *fp;
+    uint32_t *fp_cls;
+    uint32_t n_fp, cap_fp;    /* cap a power of two */
+    uint32_t instances;       /* all classes */
+};
+
+ip_triage *ip_triage_new(const ip_key_family *kf, const ip_triage_sinks *s)
+{
+    ip_triage *tg = calloc(1, sizeof *tg);
+    if (!tg)
+        return NULL;
+    if (pthread_mutex_init(&tg->lock, NULL) != 0) {
+        free(tg);
+        return NULL;
+    }
+    tg->kf = kf;
+    if (s)
+        tg->sinks = *s;
+    return tg;
+}
+
+void ip_triage_free(ip_triage *tg)
+{
+    if (!tg)
+        return;
+    for (uint32_t i = 0; i < tg->n_cls; i++) {
+        free(tg->cls[i].signature);
+        free(tg->cls[i].rep_cycle);
+    }
+    free(tg->cls);
+    free(tg->fp);
+    free(tg->fp_cls);
+    pthread_mutex_destroy(&tg->lock);
+    free(tg);
+}
+
+uint32_t ip_triage_count(const ip_triage *tg)
+{
+    return tg ? tg->n_cls : 0;
+}
+
+uint32_t ip_triage_instances(const ip_triage *tg)
+{
+    return tg ? tg->instances : 0;
+}
+
+const ip_bug_class *ip_triage_class(const ip_triage *tg, uint32_t i)
+{
+    return &tg->cls[i];
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    return *x < *y ? -1 : *x > *y;
+}
+
+/* FNV-1a over bytes, starting from h. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint64_t instance_fp(const char *signature, const uint32_t *txns,
+                            uint32_t n)
+{
+    uint64_t h = fnv(0xcbf29ce484222325ull, signature, strlen(signature));
+    h = fnv(h, txns, n * sizeof *txns);
+    return h ? h : 1;
+}
+
+static bool fp_grow(ip_triage *tg)
+{
+    uint32_t cap = tg->cap_fp ? tg->cap_fp * 2 : 1024;
+    uint64_t *fp = calloc(cap, sizeof *fp);
+    uint32_t *fc = malloc(cap * sizeof *fc);
+    if (!fp || !fc) {
+        free(fp);
+        free(fc);
+        return false;
+    }
+    for (uint32_t i = 0; i < tg->cap_fp; i++) {
+        if (!tg->fp[i])
+            continue;
+        uint32_t j = (uint32_t)tg->fp[i] & (cap - 1);
+        while (fp[j])
+            j = (j + 1) & (cap - 1);
+        fp[j] = tg->fp[i];
+        fc[j] = tg->fp_cls[i];
+    }
+    free(tg->fp);
+    free(tg->fp_cls);
+    tg->fp = fp;
+    tg->fp_cls = fc;
+    tg->cap_fp = cap;
+    return true;
+}
+
+/* Insert; false when already there (or, with *oom set, out of memory). */
+static bool fp_insert(ip_triage *tg, uint64_t fp, uint32_t cls, bool *oom)
+{
+    *oom = false;
+    if ((tg->n_fp + 1) * 2 > tg->cap_fp && !fp_grow(tg)) {
+        *oom = true;
+        return false;
+    }
+    uint32_t j = (uint32_t)fp & (tg->cap_fp - 1);
+    while (tg->fp[j]) {
+        if (tg->fp[j] == fp)
+            return false;
+        j = (j + 1) & (tg->cap_fp - 1);
+    }
+    tg->fp[j] = fp;
+    tg->fp_cls[j] = cls;
+    tg->n_fp++;
+    return true;
+}
+
+uint32_t ip_triage_instance_ids(const ip_triage *tg, uint32_t cls,
+                                uint64_t *out, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < tg->cap_fp; i++)
+        if (tg->fp[i] && tg->fp_cls[i] == cls) {
+            if (n < cap)
+                out[n] = tg->fp[i];
+            n++;
+        }
+    return n;
+}
+
+/* The observed txns of p's cycle, sorted and unique, into txns (room
+ * for the cycle's edges); their number. */
+static uint32_t cycle_txns(const ip_prediction *p, const uint32_t *base_txn,
+                           uint32_t *txns)
+{
+    const ip_cycle *c = &p->ser_verdict.cycles[0];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->n_edges; i++) {
+        uint32_t x = p->map.obs_txn[c->edges[i].from];
+        txns[n++] = base_txn ? base_txn[x] : x;
+    }
+    qsort(txns, n, sizeof *txns, cmp_u32);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (u == 0 || txns[u - 1] != txns[i])
+            txns[u++] = txns[i];
+    return u;
+}
+
+static uint32_t find_class(const ip_triage *tg, const char *signature)
+{
+    for (uint32_t i = 0; i < tg->n_cls; i++)
+        if (!strcmp(tg->cls[i].signature, signature))
+            return i;
+    return IP_NONE;
+}
+
+static uint32_t kept_txns(const ip_prediction *p)
+{
+    return p->history ? p->history->n_txns - 1 : 0;
+}
+
+/* Smaller: fewer kept transactions, then fewer changed reads. */
+static bool smaller(const ip_prediction *p, const ip_bug_class *c)
+{
+    uint32_t t = kept_txns(p);
+    return t < c->rep_txns ||
+           (t == c->rep_txns && p->n_changed < c->rep_changed);
+}
+
+static uint32_t new_class(ip_triage *tg, char *signature,
+                          const ip_prediction *p, double seconds)
+{
+    if (tg->n_cls == tg->cap_cls &&
+        !ip_grow((void **)&tg->cls, &tg->cap_cls, sizeof *tg->cls))
+        return IP_NONE;
+    ip_bug_class *c = &tg->cls[tg->n_cls];
+    *c = (ip_bug_class){.signature = signature,
+                        .anomaly = ip_cycle_class_anomaly(
+                            &p->ser_verdict.cycles[0]),
+                        .rep_txns = UINT32_MAX, .rep_changed = UINT32_MAX,
+                        .first_seconds = seconds};
+    return tg->n_cls++;
+}
+
+/* p becomes class i's representative: its size, its cycle in words,
+ * then the sink. */
+static bool represent(ip_triage *tg, uint32_t i, const ip_trace *obs,
+                      const ip_prediction *p, ip_error *err)
+{
+    ip_bug_class *c = &tg->cls[i];
+    char buf[1024];
+    ip_cycle_describe(p->history, &p->ser_verdict.cycles[0], buf, sizeof buf);
+    char *words = strdup(buf);
+    if (!words)
+        return ip_fail(err, "triage: out of memory");
+    free(c->rep_cycle);
+    c->rep_cycle = words;
+    c->rep_txns = kept_txns(p);
+    c->rep_changed = p->n_changed;
+    c->rep_window = p->window;
+    c->rep_seconds = p->seconds;
+    return !tg->sinks.representative ||
+           tg->sinks.representative(tg->sinks.ctx, i, c, obs, p, err);
+}
+
+ip_triage_result ip_triage_add(ip_triage *tg, const ip_trace *obs,
+                               const ip_prediction *p,
+                               const uint32_t *base_txn, uint32_t round,
+                               ip_error *err)
+{
+    if (!p->history || p->ser_verdict.n_cycles == 0) {
+        ip_fail(err, "triage: a prediction without a witness cycle");
+        return IP_TRIAGE_ERROR;
+    }
+    const ip_cycle *cy = &p->ser_verdict.cycles[0];
+    char *sig = ip_cycle_signature(p->history, cy, tg->kf);
+    uint32_t *txns = malloc(((size_t)cy->n_edges + 1) * sizeof *txns);
+    if (!sig || !txns) {
+        free(sig);
+        free(txns);
+        ip_fail(err, "triage: out of memory");
+        return IP_TRIAGE_ERROR;
+    }
+    uint64_t fp = instance_fp(sig, txns, cycle_txns(p, base_txn, txns));
+    free(txns);
+    pthread_mutex_lock(&tg->lock);
+    ip_triage_result r = IP_TRIAGE_KNOWN;
+    uint32_t i = find_class(tg, sig);
+    if (i == IP_NONE) {
+        i = new_class(tg, sig, p, p->seconds);
+        r = i == IP_NONE ? IP_TRIAGE_ERROR : IP_TRIAGE_NEW_CLASS;
+        if (i != IP_NONE) {
+            sig = NULL;
+            tg->cls[i].round = round;
+        }
+    }
+    bool oom = false;
+    if (r != IP_TRIAGE_ERROR && fp_insert(tg, fp, i, &oom)) {
+        tg->cls[i].instances++;
+        tg->instances++;
+        if (r == IP_TRIAGE_KNOWN)
+            r = IP_TRIAGE_NEW_INSTANCE;
+        if (tg->sinks.instance)
+            tg->sinks.instance(tg->sinks.ctx, i, p);
+    }
+    if (oom)
+        r = IP_TRIAGE_ERROR;
+    if (r == IP_TRIAGE_ERROR)
+        ip_fail(err, "triage: out of memory");
+    else if (smaller(p, &tg->cls[i]) && !represent(tg, i, obs, p, err))
+        r = IP_TRIAGE_ERROR;
+    pthread_mutex_unlock(&tg->lock);
+    free(sig);
+    return r;
+}
+
+/* Most instances first, then by signature: the order of the report. */
+static bool ranks_before(const ip_triage *tg, uint32_t a, uint32_t b)
+{
+    const ip_bug_class *x = &tg->cls[a], *y = &tg->cls[b];
+    if (x->instances != y->instances)
+        return x->instances > y->instances;
+    return strcmp(x->signature, y->signature) < 0;
+}
+
+/* An insertion sort: there are tens of classes, not thousands. */
+void ip_triage_order(const ip_triage *tg, uint32_t *order)
+{
+    for (uint32_t i = 0; i < tg->n_cls; i++) {
+        uint32_t j = i;
+        for (; j > 0 && ranks_before(tg, i, order[j - 1]); j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+}
+
+/* Does edge e of p's history go through the changed read r? */
+static bool edge_reads(const ip_trace *base, const ip_prediction *p,
+                       const ip_edge *e, const ip_changed_read *r)
+{
+    uint32_t reader = e->kind == IP_EDGE_RW ? e->from
+                    : e->kind == IP_EDGE_WR ? e->to : IP_NONE;
+    return reader != IP_NONE && e->key != IP_NONE &&
+           p->map.obs_txn[reader] == r->txn &&
+           !strcmp(ip_key_name(p->history, e->key), ip_key_name(base, r->key));
+}
+
+bool ip_cycle_changed_reads(const ip_trace *obs, const ip_prediction *p,
+                            uint32_t **out, uint32_t *n)
+{
+    const ip_trace *base = ip_prediction_base(obs, p);
+    *n = 0;
+    *out = malloc(((size_t)p->n_changed + 1) * sizeof **out);
+    if (!*out)
+        return false;
+    if (!p->history || p->ser_verdict.n_cycles == 0)
+        return true;
+    const ip_cycle *c = &p->ser_verdict.cycles[0];
+    for (uint32_t i = 0; i < p->n_changed; i++)
+        for (uint32_t j = 0; j < c->n_edges; j++)
+            if (edge_reads(base, p, &c->edges[j], &p->changed[i])) {
+                (*out)[(*n)++] = p->changed[i].event;
+                break;
+            }
+    return true;
+}
