@@ -1,10 +1,10 @@
 /*
  * bank - deposits and withdrawals on a few shared accounts.
  *
- * A withdrawal aborts when the balance it reads is too small.  Invariants:
- * each final balance equals the initial balance plus the committed
- * deposits minus the committed withdrawals (a lost update breaks it), and
- * no balance is negative.
+ * Procedures: deposit and withdraw; a withdrawal aborts when the balance
+ * it reads is too small.  Invariants: each final balance equals the
+ * initial balance plus the committed deposits minus the committed
+ * withdrawals (a lost update breaks it), and no balance is negative.
  */
 #include "kv.h"
 
@@ -39,6 +39,7 @@ static void txn(kv_txn *tx, uint32_t session, uint32_t index, kv_rng *rng,
     bool deposit = kv_rng_below(rng, 2) == 0;
     int64_t amount = deposit ? 10 + kv_rng_below(rng, 50)
                              : 30 + kv_rng_below(rng, 100);
+    kv_txn_procedure(tx, deposit ? "deposit" : "withdraw");
     int64_t bal = kv_getf(tx, "bal:%u", a);
     if (!deposit && bal < amount) {
         kv_abort(tx);

@@ -36,6 +36,12 @@ static bool setup(kv_store *st, const kv_workload *w, void *ctx)
     return ok;
 }
 
+/* Procedure names, indexed by the kind run() draws. */
+static const char *const PROCEDURES[6] = {
+    "balance", "deposit_checking", "transact_savings", "amalgamate",
+    "write_check", "send_payment"
+};
+
 static uint32_t other_customer(kv_rng *rng, uint32_t c)
 {
     return (c + 1 + kv_rng_below(rng, CUSTOMERS - 1)) % CUSTOMERS;
@@ -47,6 +53,7 @@ static int64_t run(kv_txn *tx, kv_rng *rng)
     uint32_t c = kv_rng_below(rng, CUSTOMERS), kind = kv_rng_below(rng, 6);
     uint32_t d = other_customer(rng, c);
     int64_t v = 1 + kv_rng_below(rng, 60);
+    kv_txn_procedure(tx, PROCEDURES[kind]);
     kv_getf(tx, "acct:%u", c);
     if (kind == 3 || kind == 5)
         kv_getf(tx, "acct:%u", d);

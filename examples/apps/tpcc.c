@@ -1,7 +1,8 @@
 /*
  * tpcc - a TPC-C-like order-entry workload: one warehouse, a few districts
  * with next-order-id counters, customers with balances, items and stock.
- * Mix: new_order 45%, payment 43%, order_status 6%, stock_level 6%.
+ * Mix (the procedure names recorded): new_order 45%, payment 43%,
+ * order_status 6%, stock_level 6%; no delivery.
  * new_order reads many item and stock records and rolls back (as TPC-C
  * prescribes for 1% of orders; here 1 in 10) when an item id is unknown.
  *
@@ -76,6 +77,7 @@ static bool new_order(kv_txn *tx, kv_rng *rng, tpcc *t)
     uint32_t n = MIN_LINES + kv_rng_below(rng, MAX_LINES - MIN_LINES + 1);
     bool rollback = kv_rng_below(rng, 10) == 0;
     line lines[MAX_LINES];
+    kv_txn_procedure(tx, "new_order");
     kv_getf(tx, "w:tax");
     kv_getf(tx, "d%u:tax", d);
     int64_t o = kv_getf(tx, "d%u:next_o", d);
@@ -116,6 +118,7 @@ static void payment(kv_txn *tx, kv_rng *rng, tpcc *t)
 {
     uint32_t d = kv_rng_below(rng, DISTRICTS), c = kv_rng_below(rng, CUSTOMERS);
     int64_t h = 1 + kv_rng_below(rng, 100);
+    kv_txn_procedure(tx, "payment");
     for (unsigned f = 0; f < FIELDS; f++) {
         kv_getf(tx, "w:field%u", f);
         kv_getf(tx, "d%u:field%u", d, f);
@@ -135,6 +138,7 @@ static void payment(kv_txn *tx, kv_rng *rng, tpcc *t)
 static void order_status(kv_txn *tx, kv_rng *rng)
 {
     uint32_t d = kv_rng_below(rng, DISTRICTS), c = kv_rng_below(rng, CUSTOMERS);
+    kv_txn_procedure(tx, "order_status");
     for (unsigned f = 0; f < FIELDS; f++)
         kv_getf(tx, "c%u.%u:field%u", d, c, f);
     kv_getf(tx, "c%u.%u:balance", d, c);
@@ -149,6 +153,7 @@ static void order_status(kv_txn *tx, kv_rng *rng)
 static void stock_level(kv_txn *tx, kv_rng *rng)
 {
     uint32_t d = kv_rng_below(rng, DISTRICTS);
+    kv_txn_procedure(tx, "stock_level");
     int64_t next = kv_getf(tx, "d%u:next_o", d);
     for (int64_t o = next - 5; o < next; o++)
         if (o >= 1)

@@ -1,8 +1,9 @@
 /*
  * voter - a phone-in contest: each transaction is one call that votes for
- * a contestant, accepted only while the caller's phone number has fewer
- * than LIMIT votes (the paper's Algorithm 3).  All calls of a run come from
- * the same phone, so a serial run has exactly one writing transaction.
+ * a contestant (procedure vote), accepted only while the caller's phone
+ * number has fewer than LIMIT votes (the paper's Algorithm 3).  All calls
+ * of a run come from the same phone, so a serial run has exactly one
+ * writing transaction.
  *
  * Invariants: the phone's vote count never exceeds LIMIT, at most LIMIT
  * calls were accepted, and the contestants' tallies add up to the accepted
@@ -51,6 +52,7 @@ static void txn(kv_txn *tx, uint32_t session, uint32_t index, kv_rng *rng,
     (void)index;
     voter *v = ctx;
     uint32_t contestant = kv_rng_below(rng, CONTESTANTS);
+    kv_txn_procedure(tx, "vote");       /* accepted or rejected alike */
     kv_getf(tx, "contestant:%u", contestant);
     kv_getf(tx, "area:%u", kv_rng_below(rng, AREAS));
     int64_t votes = kv_getf(tx, "votes:%u", v->phone);

@@ -1,8 +1,9 @@
 /*
  * wikipedia - mostly read-only page views with occasional edits and
- * watchlist changes.  Mix: anonymous view 55%, logged-in view 28%,
- * watch/unwatch 5%, edit 12%.  Page 0 is protected: an edit of it by a user
- * who is not a sysop aborts.
+ * watchlist changes.  Mix (with the procedure names recorded): anonymous
+ * view 55% (anonymous_view), logged-in view 28% (logged_in_view),
+ * watch/unwatch 5% (toggle_watch), edit 12% (edit).  Page 0 is
+ * protected: an edit of it by a user who is not a sysop aborts.
  *
  * Invariants: each page's latest revision is one past its committed edits
  * and no revision was created twice; each user's edit count equals that
@@ -70,6 +71,7 @@ static void read_user(kv_txn *tx, uint32_t u)
 static void view(kv_txn *tx, kv_rng *rng, bool logged_in)
 {
     uint32_t p = kv_rng_below(rng, PAGES), u = kv_rng_below(rng, USERS);
+    kv_txn_procedure(tx, logged_in ? "logged_in_view" : "anonymous_view");
     if (logged_in) {
         read_user(tx, u);
         for (unsigned q = 0; q < PAGES; q++)
@@ -82,6 +84,7 @@ static void view(kv_txn *tx, kv_rng *rng, bool logged_in)
 static void watch(kv_txn *tx, kv_rng *rng, int64_t stamp)
 {
     uint32_t p = kv_rng_below(rng, PAGES), u = kv_rng_below(rng, USERS);
+    kv_txn_procedure(tx, "toggle_watch");
     read_user(tx, u);
     int64_t on = kv_getf(tx, "watch%u.%u", u, p);
     kv_putf(tx, on == 1 ? 0 : 1, "watch%u.%u", u, p);
@@ -93,6 +96,7 @@ static void edit(kv_txn *tx, kv_rng *rng, int64_t stamp, wiki *w)
 {
     uint32_t p = kv_rng_below(rng, PAGES), u = kv_rng_below(rng, USERS);
     int64_t len = 50 + kv_rng_below(rng, 200);
+    kv_txn_procedure(tx, "edit");
     read_user(tx, u);
     if (kv_getf(tx, "page%u:protected", p) == 1 &&
         kv_getf(tx, "user%u:sysop", u) != 1) {

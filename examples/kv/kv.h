@@ -7,7 +7,9 @@
  * is the initial state, which holds the initial value of every key.  Every
  * committed and aborted transaction is recorded; kv_store_trace turns the
  * record into an isopredict trace (src/trace/trace.h) in which every read
- * names the transaction it read from.
+ * names the transaction it read from, and every transaction the
+ * application procedure it ran (kv_txn_procedure) as its "procedure" tool
+ * field.
  *
  * Two ways to choose the writer of a read (reads of a key the transaction
  * already wrote always return its own latest write):
@@ -28,10 +30,12 @@
  * commit order and stops after the transactions the prediction includes.
  *
  * Ownership: the store owns everything it records; kv_store_free releases
- * it.  kv_plan_load returns a plan owned by the caller (kv_plan_free).
- * Errors: functions returning bool/NULL fill a kv_error; kv_get/kv_put set
- * a sticky store error (kv_store_failed) instead, so application code stays
- * straight-line.  No global state.
+ * it.  Procedure names stay the application's: the store keeps the
+ * pointer, so they must outlive it (string literals).  kv_plan_load
+ * returns a plan owned by the caller (kv_plan_free).
+ * Errors: functions returning bool/NULL fill a kv_error; kv_get/kv_put
+ * (and kv_txn_procedure) set a sticky store error (kv_store_failed)
+ * instead, so application code stays straight-line.  No global state.
  */
 #ifndef ISOPREDICT_KV_H
 #define ISOPREDICT_KV_H
@@ -103,7 +107,15 @@ void kv_putf(kv_txn *tx, kv_value v, const char *fmt, ...)
 void kv_commit(kv_txn *tx);
 void kv_abort(kv_txn *tx);
 
-/* True once a get/put failed (out of memory, no open transaction). */
+/* Name the application procedure the open transaction runs ("deposit"),
+ * at any point before kv_commit/kv_abort; the last name given counts.
+ * The trace records it as the transaction's "procedure" tool field, so
+ * that a prediction's transactions can be told apart by what they do.
+ * `name` is not copied (see Ownership); NULL: none. */
+void kv_txn_procedure(kv_txn *tx, const char *name);
+
+/* True once a get/put/procedure failed (out of memory, no open
+ * transaction). */
 bool kv_store_failed(const kv_store *st, kv_error *err);
 
 /* Value of the key's last committed write in execution order (the final

@@ -17,6 +17,21 @@ static const char *value_text(kv_value v, char *buf, size_t len)
     return buf;
 }
 
+/* The transaction's tool fields, {"procedure":NAME}: built by cJSON so
+ * that any name comes out as valid, compact JSON. */
+static bool add_procedure(ip_builder *b, uint32_t h, const char *name,
+                          ip_error *err)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *text = o && cJSON_AddStringToObject(o, "procedure", name)
+                     ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    bool ok = text ? ip_builder_extra(b, IP_EXTRA_TXN, h, text, err)
+                   : ip_fail(err, "out of memory");
+    cJSON_free(text);
+    return ok;
+}
+
 static bool add_txn(const kv_store *st, ip_builder *b, uint32_t t,
                     const uint32_t *session_ids, ip_error *err)
 {
@@ -27,7 +42,8 @@ static bool add_txn(const kv_store *st, ip_builder *b, uint32_t t,
                                 x->status == TXN_ABORTED ? IP_ABORTED
                                                          : IP_COMMITTED,
                                 0, err);
-    if (h == IP_NONE)
+    if (h == IP_NONE || (x->procedure &&
+                         !add_procedure(b, h, x->procedure, err)))
         return false;
     for (uint32_t i = 0; i < x->op_count; i++) {
         const kv_op *op = &st->ops[x->op_first + i];

@@ -37,6 +37,7 @@ struct kv_txn {
     uint32_t n_reads;          /* non-local reads so far */
     uint32_t *wkeys;           /* distinct written keys (at commit) */
     uint32_t n_wkeys;
+    const char *procedure;     /* the application's name, NULL if none */
 };
 
 typedef enum {

@@ -1,6 +1,6 @@
 /*
  * txn.c - begin, get, put, commit and abort; the choice of each read's
- * writer in observation and in replay.
+ * writer in observation and in replay; the procedure a transaction runs.
  */
 #include "store_internal.h"
 
@@ -263,4 +263,14 @@ void kv_abort(kv_txn *tx)
     tx->status = TXN_ABORTED;
     tx->st->open = NULL;
     check_outcome(tx);
+}
+
+void kv_txn_procedure(kv_txn *tx, const char *name)
+{
+    if (!usable(tx)) {
+        if (tx)
+            kv_store_fail(tx->st, "store: procedure outside a transaction");
+        return;
+    }
+    tx->procedure = name;
 }

@@ -1,8 +1,8 @@
 /*
  * test_store.c - unit tests of the recording KV store (examples/kv):
- * isolation of uncommitted writes, aborts, the recorded trace, the
- * serializability of observation, and replay's writer choice under causal
- * and rc, checked by the project's exact checkers.
+ * isolation of uncommitted writes, aborts, the recorded trace and its
+ * procedures, the serializability of observation, and replay's writer
+ * choice under causal and rc, checked by the project's exact checkers.
  */
 #include "kv.h"
 #include "validate.h"
@@ -85,6 +85,39 @@ static void test_one_open_txn(void)
     kv_error err;
     CU_ASSERT_TRUE(kv_store_failed(st, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "another is open"));
+    kv_store_free(st);
+}
+
+/* The transaction's tool fields, "" when it has none. */
+static const char *extra_of(const ip_trace *t, uint32_t txn)
+{
+    return t->txns[txn].extra == IP_NONE ? "" : ip_str(t, t->txns[txn].extra);
+}
+
+static void test_procedure(void)
+{
+    kv_store *st = new_store(2, 4);
+    kv_txn *a = kv_begin(st, 0);
+    kv_txn_procedure(a, "withdraw");
+    kv_get(a, "x");
+    kv_abort(a);
+    kv_txn *b = kv_begin(st, 1);
+    kv_txn_procedure(b, "first");
+    kv_put(b, "x", 1);
+    kv_txn_procedure(b, "say \"hi\"");           /* the last name counts */
+    kv_commit(b);
+    kv_commit(kv_begin(st, 0));                  /* none named */
+    CU_ASSERT_FALSE(kv_store_failed(st, NULL));
+    ip_trace *t = trace_of(st);
+    CU_ASSERT_STRING_EQUAL(extra_of(t, 1), "{\"procedure\":\"withdraw\"}");
+    CU_ASSERT_STRING_EQUAL(extra_of(t, 2), "");
+    CU_ASSERT_STRING_EQUAL(extra_of(t, 3),
+                           "{\"procedure\":\"say \\\"hi\\\"\"}");
+    ip_trace_free(t);
+    kv_txn_procedure(b, "late");                 /* b has committed */
+    kv_error err;
+    CU_ASSERT_TRUE(kv_store_failed(st, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "procedure outside a transaction"));
     kv_store_free(st);
 }
 
@@ -368,6 +401,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("examples_store", NULL, NULL);
     CU_add_test(s, "isolation and abort", test_isolation_and_abort);
     CU_add_test(s, "one open transaction", test_one_open_txn);
+    CU_add_test(s, "procedure", test_procedure);
     CU_add_test(s, "JSON round trip", test_json_round_trip);
     CU_add_test(s, "observe is serializable", test_observe_is_serializable);
     CU_add_test(s, "replay follows a valid prediction",
