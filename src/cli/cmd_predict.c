@@ -22,6 +22,7 @@ typedef struct predict_args {
     ip_format fmt;
     const char *out_dir;
     const char *html;         /* --html FILE, or NULL */
+    const char *key_family;   /* --key-family REGEX, or NULL */
     const char *trace;
     char **args;              /* the options as given, then the traces */
     int n_opts, n_traces;
@@ -74,6 +75,8 @@ static void usage(FILE *out)
         "                              for causal, strict, formulas up to 3 M\n"
         "                              literals, and for si, which has no lazy form)\n"
         "  --shard I/N                 solve only the I-th of N parts of the windows\n"
+        "  --key-family REGEX          bug classes: a key's family is the part REGEX\n"
+        "                              matches (default: digits as '*'; see triage)\n"
         "  --quiet                     no progress lines on stderr\n\n"
         "exit status: 0 no prediction, 1 prediction found, 2 usage or input error,\n"
         "3 time or memory limit, interrupted, solver unknown, or a prediction that\n"
@@ -82,7 +85,7 @@ static void usage(FILE *out)
 }
 
 enum { OPT_FORMAT = SOPT_END, OPT_OUT, OPT_JSON, OPT_DOT, OPT_MAX, OPT_QUIET,
-       OPT_HELP, OPT_HTML };
+       OPT_HELP, OPT_HTML, OPT_FAMILY };
 
 static const struct option long_opts[] = {
     SEARCH_LONG_OPTIONS,
@@ -93,6 +96,7 @@ static const struct option long_opts[] = {
     {"max-predictions", required_argument, NULL, OPT_MAX},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"html", required_argument, NULL, OPT_HTML},
+    {"key-family", required_argument, NULL, OPT_FAMILY},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -118,6 +122,9 @@ static int take_option(predict_args *a, int c, const char *arg)
         return -1;
     case OPT_HTML:
         a->html = arg;
+        return -1;
+    case OPT_FAMILY:
+        a->key_family = arg;
         return -1;
     case OPT_HELP:
         usage(stdout);
@@ -530,12 +537,20 @@ int cmd_predict(int argc, char **argv)
         return IP_EXIT_UNKNOWN;
     }
     a.opts = a.search.opts;
+    ip_error err = {0};
+    ip_key_family *kf = NULL;
+    if (a.key_family && !(kf = ip_key_family_new(a.key_family, &err))) {
+        ip_trace_free(obs);
+        return cli_usage_error(CMD, "%s", err.msg);
+    }
+    a.opts.key_family = kf;
     atomic_bool interrupted;
     atomic_init(&interrupted, false);
     cli_interrupt *in = cli_interrupt_start(&interrupted);
     a.opts.interrupt = &interrupted;
     r = run(&a, obs);
     cli_interrupt_stop(in);
+    ip_key_family_free(kf);
     ip_trace_free(obs);
     return r;
 }

@@ -2,7 +2,8 @@
  * cmd_report.c - `isopredict report PREDICTION.json...`: the HTML report
  * of prediction files already written (one section each, as predict
  * --html makes), with each observed trace drawn beside its prediction
- * when the file it names can still be read.
+ * when the file it names can still be read, grouped by bug class (the
+ * most frequent class first).
  */
 #include "cli.h"
 #include "predict.h"
@@ -10,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define CMD "report"
@@ -84,19 +86,75 @@ static int read_all(char **files, int n, entry *e)
     return status;
 }
 
+static const char *class_of(const entry *e)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(e->info, "class"), "signature"));
+    return s ? s : "(no class recorded)";
+}
+
+/* The entries grouped by bug class: classes by how many files they have,
+ * then by first appearance; files in the order given inside a class.
+ * order[] gets entry indices, group[] the size of each one's class. */
+static void group_by_class(const entry *e, int n, int *order, int *group)
+{
+    int k = 0;
+    uint8_t *done = calloc((size_t)n + 1, 1);
+    while (k < n) {
+        int best = -1, best_n = 0;
+        for (int i = 0; i < n; i++) {
+            if (done && done[i])
+                continue;
+            int m = 0;
+            for (int j = 0; j < n; j++)
+                m += (!done || !done[j]) &&
+                     !strcmp(class_of(&e[i]), class_of(&e[j]));
+            if (m > best_n)
+                best = i, best_n = m;
+        }
+        for (int j = 0; j < n && best >= 0; j++)
+            if ((!done || !done[j]) &&
+                !strcmp(class_of(&e[best]), class_of(&e[j]))) {
+                order[k] = j;
+                group[k++] = best_n;
+                if (done)
+                    done[j] = 1;
+            }
+        if (!done)
+            break;                    /* out of memory: as given */
+    }
+    for (; k < n; k++) {
+        order[k] = k;
+        group[k] = 1;
+    }
+    free(done);
+}
+
 static bool write_page(FILE *out, char **files, int n, const entry *e)
 {
     char count[32];
     snprintf(count, sizeof count, "%d", n);
     const char *rows[] = {"prediction files", count, NULL};
     ip_error err = {0};
-    ip_html *page = ip_html_begin(out, "isopredict report", rows, &err);
+    int *order = calloc((size_t)n + 1, sizeof *order);
+    int *group = calloc((size_t)n + 1, sizeof *group);
+    ip_html *page = order && group ? ip_html_begin(out, "isopredict report",
+                                                   rows, &err) : NULL;
     bool ok = page != NULL;
-    for (int i = 0; ok && i < n; i++)
-        ok = ip_html_prediction(page, (uint32_t)i + 1, e[i].obs, e[i].hist,
-                                e[i].info, files[i], &err);
+    if (ok)
+        group_by_class(e, n, order, group);
+    for (int k = 0; ok && k < n; k++) {
+        int i = order[k];
+        if (k == 0 || strcmp(class_of(&e[i]), class_of(&e[order[k - 1]])))
+            ok = ip_html_class(page, class_of(&e[i]), (uint32_t)group[k]);
+        ok = ok && ip_html_prediction(page, (uint32_t)i + 1, e[i].obs,
+                                      e[i].hist, e[i].info, files[i], &err);
+    }
     if (!ok)
-        fprintf(stderr, "isopredict: %s\n", err.msg);
+        fprintf(stderr, "isopredict: %s\n", err.msg[0] ? err.msg
+                                                       : "out of memory");
+    free(order);
+    free(group);
     return ip_html_end(page) && ok;
 }
 

@@ -146,17 +146,12 @@ static char *free_class_name(const rep_files *rf, uint32_t cls)
     return NULL;
 }
 
-/* The prediction file of p, with the class it represents. */
-static char *rep_text(const rep_files *rf, const ip_bug_class *c,
-                      const ip_trace *obs, const ip_prediction *p)
+/* The prediction file of p (its "prediction" object names its class). */
+static char *rep_text(const rep_files *rf, const ip_trace *obs,
+                      const ip_prediction *p)
 {
     cJSON *root = ip_prediction_to_cjson(obs, p, rf->opts, rf->trace);
-    cJSON *info = cJSON_GetObjectItemCaseSensitive(root, "prediction");
-    cJSON *cls = info ? cJSON_AddObjectToObject(info, "class") : NULL;
-    char *text = cls && cJSON_AddStringToObject(cls, "anomaly", c->anomaly) &&
-                         cJSON_AddStringToObject(cls, "signature",
-                                                 c->signature)
-                     ? cJSON_Print(root) : NULL;
+    char *text = root ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     return text;
 }
@@ -168,6 +163,7 @@ static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
                       ip_error *err)
 {
     rep_files *rf = ctx;
+    (void)c;
     while (cls >= rf->cap) {
         uint32_t old = rf->cap;
         if (!ip_grow((void **)&rf->path, &rf->cap, sizeof *rf->path))
@@ -177,7 +173,7 @@ static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
     if (!rf->path[cls] && !(rf->path[cls] = free_class_name(rf, cls)))
         return ip_fail(err, "triage: no free file name for class %u in %s",
                        cls + 1, rf->a->out_dir);
-    char *text = rep_text(rf, c, obs, p);
+    char *text = rep_text(rf, obs, p);
     if (!text)
         return ip_fail(err, "triage: out of memory writing %s",
                        rf->path[cls]);
@@ -315,6 +311,7 @@ static int triage_trace(const triage_args *a, const char *trace,
         return IP_EXIT_UNKNOWN;
     }
     opts->triage = tg;
+    opts->key_family = kf;
     ip_prediction *p = NULL;
     uint32_t n = 0;
     ip_predict_stats st;

@@ -99,7 +99,8 @@ typedef enum {
     IP_WEAK_LAZY = 2
 } ip_weak_mode;
 
-typedef struct ip_triage ip_triage;   /* "Triage" below */
+typedef struct ip_triage ip_triage;           /* "Triage" below */
+typedef struct ip_key_family ip_key_family;   /* "Triage" below */
 
 typedef struct ip_predict_opts {
     ip_level model;            /* IP_LVL_RC, _RA, _CAUSAL or _SI */
@@ -127,6 +128,9 @@ typedef struct ip_predict_opts {
      * enumeration); max_predictions is ignored: the search runs until
      * every window is searched, the time limit or the memory limit. */
     ip_triage *triage;
+    /* The key families of bug classes in reports (NULL: the digits
+     * rule; "Triage" below).  Borrowed. */
+    const ip_key_family *key_family;
 } ip_predict_opts;
 
 /* Defaults: causal, relaxed, approx, 600 s, 1 prediction, no progress,
@@ -360,6 +364,11 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
                         const char *file, ip_error *err);
 bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
                        ip_error *err);
+/* A heading over the n sections of one bug class that follow (report
+ * groups prediction files by class); false on a stream error.  A
+ * prediction whose info has a "class" object names it in its section,
+ * with its instance count when the object has "instances" (triage). */
+bool ip_html_class(ip_html *page, const char *signature, uint32_t n);
 bool ip_html_end(ip_html *page);
 
 /* ---- triage: the distinct bugs of a run (signature.c, triage.c) ---------
@@ -379,7 +388,6 @@ bool ip_html_end(ip_html *page);
  * cycle; two predictions with the same class and the same set are one
  * instance, whatever reads they changed. */
 
-typedef struct ip_key_family ip_key_family;
 /* NULL with err set on a bad expression or OOM. */
 ip_key_family *ip_key_family_new(const char *regex, ip_error *err);
 void ip_key_family_free(ip_key_family *kf);

@@ -301,7 +301,20 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
         fputs(": ", out);
         esc(out, anomaly);
     }
-    fputs("</h2>\n<p>", out);
+    fputs("</h2>\n", out);
+    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(info, "class");
+    if (*str(cls, "signature")) {
+        fputs("<p class=\"bug-class\">Bug class: <code>", out);
+        esc(out, str(cls, "signature"));
+        fputs("</code>", out);
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(cls, "instances");
+        if (cJSON_IsNumber(n))
+            fprintf(out, " &mdash; %.0f instance%s found; this is the "
+                    "smallest", n->valuedouble,
+                    n->valuedouble == 1 ? "" : "s");
+        fputs("</p>\n", out);
+    }
+    fputs("<p>", out);
     fprintf(out, "%u of %u transactions kept; confirmed: ",
             ip_committed_count(hist), obs ? ip_committed_count(obs) : 0);
     const cJSON *v;
@@ -376,6 +389,14 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
     if (!ok && !err->msg[0])
         ip_fail(err, "html: out of memory");
     return ok && !ferror(out);
+}
+
+bool ip_html_class(ip_html *page, const char *signature, uint32_t n)
+{
+    fputs("<h2 class=\"class-heading\">", page->out);
+    esc(page->out, signature);
+    fprintf(page->out, " (%u prediction%s)</h2>\n", n, n == 1 ? "" : "s");
+    return !ferror(page->out);
 }
 
 bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,

@@ -6,6 +6,7 @@
 #include "predict.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 
 static const char *obs_session(const ip_trace *obs, uint32_t t)
 {
@@ -114,6 +115,23 @@ static bool add_lists(cJSON *o, const ip_trace *obs, const ip_prediction *p,
     return true;
 }
 
+/* "class": the bug class of p (predict.h, "Triage"). */
+static bool add_class(cJSON *j, const ip_prediction *p,
+                      const ip_predict_opts *o)
+{
+    if (!p->history || p->ser_verdict.n_cycles == 0)
+        return true;
+    const ip_cycle *c = &p->ser_verdict.cycles[0];
+    char *sig = ip_cycle_signature(p->history, c, o->key_family);
+    cJSON *cls = sig ? cJSON_AddObjectToObject(j, "class") : NULL;
+    bool ok = cls &&
+              cJSON_AddStringToObject(cls, "anomaly",
+                                      ip_cycle_class_anomaly(c)) &&
+              cJSON_AddStringToObject(cls, "signature", sig);
+    free(sig);
+    return ok;
+}
+
 void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
                                const ip_predict_opts *o,
                                const char *observed_path)
@@ -127,7 +145,7 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
         cJSON_AddStringToObject(j, "encoding", ip_encoding_name(o->encoding)) &&
         (!observed_path ||
          cJSON_AddStringToObject(j, "observed", observed_path)) &&
-        add_lists(j, obs, p, o->boundary) &&
+        add_lists(j, obs, p, o->boundary) && add_class(j, p, o) &&
         cJSON_AddStringToObject(conf, ip_level_name(o->model), "satisfied") &&
         cJSON_AddStringToObject(conf, "ser", "violated");
     if (ok && (ok = cJSON_AddItemToObject(j, "confirmed", conf)))

@@ -126,6 +126,10 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
         ip_cycle_describe(h, c, buf, sizeof buf);
         fprintf(out, "  unserializable, cycle: %s%s%s%s\n", buf,
                 name ? " (" : "", name ? name : "", name ? ")" : "");
+        char *sig = ip_cycle_signature(h, c, o->key_family);
+        if (sig)
+            fprintf(out, "  bug class: %s\n", sig);
+        free(sig);
     }
     fprintf(out, "  %s commit order:", ip_level_name(o->model));
     for (uint32_t i = 0; i < p->model_verdict.n_order && i < 40; i++)
