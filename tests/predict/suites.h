@@ -15,5 +15,6 @@ void add_micro_ra_suite(void);
 void add_micro_si_suite(void);
 void add_random_suite(void);
 void add_guard_suite(void);
+void add_triage_suite(void);
 
 #endif

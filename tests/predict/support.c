@@ -228,6 +228,8 @@ typedef struct brute {
                                    violated (the approximate semantics) */
     char **sets;                /* distinct changed-read sets, as text */
     uint32_t n_sets;
+    brute_hit hit;              /* called for every hit, or NULL */
+    void *hit_ctx;
 } brute;
 
 /* Record the set of changed reads of a hit ("event event ..."): which
@@ -338,6 +340,8 @@ static int leaf(brute *b)
                             IP_CHECK_VIOLATION);
     if (sat && b->count)
         record_set(b, &m);
+    if (sat && b->hit)
+        b->hit(b->hit_ctx, h, &m, &b->a);
     ip_verdict_free(&vm);
     ip_verdict_free(&vs);
     ip_history_map_free(&m);
@@ -422,11 +426,12 @@ static int choose_boundaries(brute *b, uint32_t s)
     return r;
 }
 
-static int brute_force(const ip_trace *obs, ip_level model, ip_boundary kind,
-                       bool count, bool pco)
+static int brute_force_with(const ip_trace *obs, ip_level model,
+                            ip_boundary kind, bool count, bool pco,
+                            brute_hit hit, void *ctx)
 {
     brute b = {.obs = obs, .model = model, .kind = kind, .budget = 200000,
-               .count = count, .pco = pco};
+               .count = count, .pco = pco, .hit = hit, .hit_ctx = ctx};
     b.a.boundary = calloc(obs->n_sessions + 1, sizeof *b.a.boundary);
     b.a.writer = calloc(obs->n_events + 1, sizeof *b.a.writer);
     b.free_reads = calloc(obs->n_events + 1, sizeof *b.free_reads);
@@ -439,6 +444,18 @@ static int brute_force(const ip_trace *obs, ip_level model, ip_boundary kind,
         free(b.sets[i]);
     free(b.sets);
     return count && r >= 0 ? (int)b.n_sets : r;
+}
+
+static int brute_force(const ip_trace *obs, ip_level model, ip_boundary kind,
+                       bool count, bool pco)
+{
+    return brute_force_with(obs, model, kind, count, pco, NULL, NULL);
+}
+
+int brute_force_each(const ip_trace *obs, ip_level model, ip_boundary kind,
+                     brute_hit hit, void *ctx)
+{
+    return brute_force_with(obs, model, kind, true, false, hit, ctx);
 }
 
 int brute_force_sat(const ip_trace *obs, ip_level model, ip_boundary kind)

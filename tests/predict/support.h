@@ -33,6 +33,15 @@ int brute_force_count(const ip_trace *obs, ip_level model, ip_boundary kind);
 int brute_force_count_pco(const ip_trace *obs, ip_level model,
                           ip_boundary kind);
 
+/* Every prediction of the enumeration above (valid under the model,
+ * unserializable): its history h, map m and assignment a, borrowed for
+ * the call.  Returns the number of distinct changed-read sets (-1: too
+ * big). */
+typedef void (*brute_hit)(void *ctx, const ip_trace *h,
+                          const ip_history_map *m, const ip_assignment *a);
+int brute_force_each(const ip_trace *obs, ip_level model, ip_boundary kind,
+                     brute_hit hit, void *ctx);
+
 /* Run the driver and compare with `expect_sat`; every prediction is
  * re-checked.  Returns the number of predictions.  _with takes all the
  * options (bounded searches). */

@@ -1,0 +1,407 @@
+/*
+ * test_triage.c - bug classes (signature.c) and the triage search
+ * (triage.c, the cover in solve.c): signatures rotate to one start, key
+ * families follow the digits rule or a regular expression, transactions
+ * without procedures are named by their shape; and on traces small enough
+ * to enumerate every prediction by brute force, triage is sound (every
+ * class it reports is a class of some legal prediction, every
+ * representative re-checks) and covering (every legal prediction is of a
+ * class it found, or contains the cycle reads of one it classified).
+ */
+#include "suites.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- signatures ------------------------------------------------------------ */
+
+static const char THREE[] =
+    "{\"isopredict_trace\":1,\"initial\":\"init\",\"sessions\":["
+    "{\"id\":\"s1\",\"transactions\":[{\"id\":\"t1\",\"procedure\":\"zeta\","
+    "\"ops\":[{\"op\":\"read\",\"key\":\"x:1\",\"from\":\"init\"},"
+    "{\"op\":\"write\",\"key\":\"y:22\",\"value\":1}]}]},"
+    "{\"id\":\"s2\",\"transactions\":[{\"id\":\"t2\",\"procedure\":\"alpha\","
+    "\"ops\":[{\"op\":\"write\",\"key\":\"x:1\",\"value\":2}]}]},"
+    "{\"id\":\"s3\",\"transactions\":[{\"id\":\"t3\",\"procedure\":\"mid\","
+    "\"ops\":[{\"op\":\"read\",\"key\":\"y:22\",\"from\":\"init\"}]}]}]}";
+
+/* The same transactions without procedures, t1 reading x:1 twice. */
+static const char SHAPES[] =
+    "{\"isopredict_trace\":1,\"initial\":\"init\",\"sessions\":["
+    "{\"id\":\"s1\",\"transactions\":[{\"id\":\"t1\",\"ops\":["
+    "{\"op\":\"read\",\"key\":\"x:1\",\"from\":\"init\"},"
+    "{\"op\":\"read\",\"key\":\"x:7\",\"from\":\"init\"},"
+    "{\"op\":\"write\",\"key\":\"y:22\",\"value\":1}]}]},"
+    "{\"id\":\"s2\",\"transactions\":[{\"id\":\"t2\",\"ops\":["
+    "{\"op\":\"write\",\"key\":\"x:1\",\"value\":2}]}]}]}";
+
+static uint32_t key_of(const ip_trace *t, const char *name)
+{
+    for (uint32_t k = 0; k < t->n_keys; k++)
+        if (!strcmp(ip_key_name(t, k), name))
+            return k;
+    return IP_NONE;
+}
+
+static ip_edge edge(uint32_t from, uint32_t to, ip_edge_kind kind,
+                    uint32_t key)
+{
+    return (ip_edge){.from = from, .to = to, .kind = (uint8_t)kind,
+                     .key = key, .via = IP_NONE};
+}
+
+static void expect_signature(const ip_trace *t, ip_edge *e, uint32_t n,
+                             const ip_key_family *kf, const char *want)
+{
+    ip_cycle c = {.edges = e, .n_edges = n};
+    char *sig = ip_cycle_signature(t, &c, kf);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sig);
+    if (strcmp(sig, want))
+        fprintf(stderr, "\n  signature: %s\n  expected:  %s\n", sig, want);
+    CU_ASSERT_STRING_EQUAL(sig, want);
+    free(sig);
+}
+
+/* Every rotation of a cycle has one signature, starting at the smallest
+ * (label, edge) sequence. */
+static void test_rotation(void)
+{
+    ip_trace *t = parse_json(THREE);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    uint32_t x = key_of(t, "x:1"), y = key_of(t, "y:22");
+    ip_edge e[3] = {edge(1, 2, IP_EDGE_RW, x), edge(2, 3, IP_EDGE_WR, y),
+                    edge(3, 1, IP_EDGE_SO, IP_NONE)};
+    const char *want = "G-single: alpha -wr(y:*)-> mid -so-> zeta "
+                       "-rw(x:*)-> alpha";
+    for (uint32_t r = 0; r < 3; r++) {
+        ip_edge rot[3];
+        for (uint32_t i = 0; i < 3; i++)
+            rot[i] = e[(i + r) % 3];
+        expect_signature(t, rot, 3, NULL, want);
+    }
+    ip_trace_free(t);
+}
+
+static void test_key_families(void)
+{
+    char buf[64];
+    ip_key_family_of(NULL, "chk:12", buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "chk:*");
+    ip_key_family_of(NULL, "a1b22c333", buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "a*b*c*");
+    ip_key_family_of(NULL, "plain", buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "plain");
+    ip_error err = {0};
+    ip_key_family *whole = ip_key_family_new("^[a-z]+", &err);
+    ip_key_family *group = ip_key_family_new("^w([0-9]+):", &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(group);
+    ip_key_family_of(whole, "chk:12", buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "chk");
+    ip_key_family_of(group, "w3:district:7", buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "3");
+    ip_key_family_of(group, "item:9", buf, sizeof buf);   /* no match */
+    CU_ASSERT_STRING_EQUAL(buf, "item:9");
+    /* a family of a rule changes the signature */
+    ip_trace *t = parse_json(THREE);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    ip_edge e[2] = {edge(1, 2, IP_EDGE_RW, key_of(t, "x:1")),
+                    edge(2, 1, IP_EDGE_RW, key_of(t, "y:22"))};
+    expect_signature(t, e, 2, whole, "write skew: alpha -rw(y)-> zeta "
+                                     "-rw(x)-> alpha");
+    ip_trace_free(t);
+    ip_key_family_free(whole);
+    ip_key_family_free(group);
+    CU_ASSERT_PTR_NULL(ip_key_family_new("(", &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--key-family"));
+}
+
+/* Without procedures a transaction is its shape: kind and family of each
+ * op, a repeat of the one before left out. */
+static void test_shapes(void)
+{
+    ip_trace *t = parse_json(SHAPES);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char *l1 = ip_txn_label(t, 1, NULL), *l2 = ip_txn_label(t, 2, NULL);
+    char *l0 = ip_txn_label(t, 0, NULL);
+    CU_ASSERT_STRING_EQUAL(l1, "[r x:* w y:*]");
+    CU_ASSERT_STRING_EQUAL(l2, "[w x:*]");
+    CU_ASSERT_STRING_EQUAL(l0, "init");
+    free(l0);
+    free(l1);
+    free(l2);
+    uint32_t x = key_of(t, "x:1");
+    ip_edge e[2] = {edge(2, 1, IP_EDGE_WW, x), edge(1, 2, IP_EDGE_RW, x)};
+    expect_signature(t, e, 2, NULL, "G-single: [r x:* w y:*] -rw(x:*)-> "
+                                    "[w x:*] -ww(x:*)-> [r x:* w y:*]");
+    e[0].kind = IP_EDGE_RW;
+    expect_signature(t, e, 2, NULL, "lost update: [r x:* w y:*] -rw(x:*)-> "
+                                    "[w x:*] -rw(x:*)-> [r x:* w y:*]");
+    ip_trace_free(t);
+}
+
+static void test_anomaly_names(void)
+{
+    ip_edge ww[2] = {edge(1, 2, IP_EDGE_WW, 0), edge(2, 1, IP_EDGE_WW, 1)};
+    ip_edge wr[3] = {edge(1, 2, IP_EDGE_WR, 0), edge(2, 3, IP_EDGE_SO, 0),
+                     edge(3, 1, IP_EDGE_WW, 1)};
+    ip_edge rw2[3] = {edge(1, 2, IP_EDGE_RW, 0), edge(2, 3, IP_EDGE_RW, 1),
+                      edge(3, 1, IP_EDGE_WR, 2)};
+    ip_edge skew[2] = {edge(1, 2, IP_EDGE_RW, 0), edge(2, 1, IP_EDGE_RW, 1)};
+    ip_cycle c0 = {ww, 2}, c1 = {wr, 3}, c2 = {rw2, 3}, c3 = {skew, 2};
+    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c0), "G0");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c1), "G1c");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c2), "G2-item");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c3), "write skew");
+    rw2[1].kind = IP_EDGE_WR;
+    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c2), "G-single");
+}
+
+/* ---- the triage search against brute force ------------------------------ */
+
+enum { MAX_SEEN = 4096 };
+
+/* A set of read events as a bitmap over the observed events. */
+typedef struct seen {
+    char *cls;                /* the class signature */
+    uint8_t *cycle;           /* its cycle's changed reads (may be empty) */
+    uint8_t *changed;         /* all its changed reads */
+    bool has_cycle;
+} seen;
+
+typedef struct run_ctx {
+    const ip_trace *obs;
+    const ip_predict_opts *o;
+    seen *s;
+    uint32_t n;
+    uint32_t reps, reps_ok;
+    bool overflow;
+} run_ctx;
+
+static uint8_t *changed_set(const ip_trace *obs, const ip_prediction *p)
+{
+    uint8_t *m = calloc(obs->n_events + 1, 1);
+    for (uint32_t i = 0; m && i < p->n_changed; i++)
+        m[p->changed[i].event] = 1;
+    return m;
+}
+
+static void on_classified(void *ctx, uint32_t cls, const ip_prediction *p,
+                          bool fresh)
+{
+    (void)cls;
+    (void)fresh;
+    run_ctx *r = ctx;
+    if (r->n == MAX_SEEN) {
+        r->overflow = true;
+        return;
+    }
+    seen *s = &r->s[r->n++];
+    s->cls = ip_cycle_signature(p->history, &p->ser_verdict.cycles[0], NULL);
+    s->changed = changed_set(r->obs, p);
+    s->cycle = calloc(r->obs->n_events + 1, 1);
+    uint32_t *ev, n;
+    CU_ASSERT_TRUE_FATAL(ip_cycle_changed_reads(r->obs, p, &ev, &n));
+    for (uint32_t i = 0; i < n; i++)
+        s->cycle[ev[i]] = 1;
+    s->has_cycle = n > 0;
+    free(ev);
+}
+
+static bool on_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
+                   const ip_trace *obs, const ip_prediction *p, ip_error *err)
+{
+    (void)cls;
+    (void)err;
+    run_ctx *r = ctx;
+    r->reps++;
+    r->reps_ok += recheck_prediction(obs, p, r->o);
+    CU_ASSERT_EQUAL(c->rep_changed, p->n_changed);
+    return true;
+}
+
+typedef struct brute_ctx {
+    const ip_trace *obs;
+    run_ctx *run;
+    const ip_triage *tg;
+    uint32_t hits, covered_by_class, covered_by_instance, missed;
+    char **classes;           /* every class of the enumeration */
+    uint32_t n_classes;
+} brute_ctx;
+
+static bool class_found(const ip_triage *tg, const char *sig)
+{
+    for (uint32_t i = 0; i < ip_triage_count(tg); i++)
+        if (!strcmp(ip_triage_class(tg, i)->signature, sig))
+            return true;
+    return false;
+}
+
+/* Does the hit (its changed reads `ch`) contain the cycle reads of a
+ * classified prediction, or have exactly its changed reads? */
+static bool instance_inside(const brute_ctx *b, const uint8_t *ch)
+{
+    uint32_t n = b->obs->n_events;
+    for (uint32_t i = 0; i < b->run->n; i++) {
+        const seen *s = &b->run->s[i];
+        bool sub = s->has_cycle, same = true;
+        for (uint32_t e = 0; e < n; e++) {
+            sub = sub && (!s->cycle[e] || ch[e]);
+            same = same && s->changed[e] == ch[e];
+        }
+        if (sub || same)
+            return true;
+    }
+    return false;
+}
+
+static void on_hit(void *ctx, const ip_trace *h, const ip_history_map *m,
+                   const ip_assignment *a)
+{
+    brute_ctx *b = ctx;
+    ip_check_opts co = {.timeout_ms = 60000, .max_cycles = 1};
+    ip_verdict v;
+    ip_error err = {0};
+    if (ip_check(h, IP_LVL_SER, &co, &v, &err) != IP_CHECK_VIOLATION ||
+        v.n_cycles == 0) {
+        ip_verdict_free(&v);
+        return;
+    }
+    char *sig = ip_cycle_signature(h, &v.cycles[0], NULL);
+    ip_verdict_free(&v);
+    b->hits++;
+    uint8_t *ch = calloc(b->obs->n_events + 1, 1);
+    for (uint32_t e = 0; ch && e < b->obs->n_events; e++) {
+        const ip_event *ev = &b->obs->events[e];
+        ch[e] = ev->kind == IP_READ && a->writer[e] != IP_NONE &&
+                a->writer[e] != ev->writer &&
+                m->hist_txn[ev->txn] != IP_NONE &&
+                m->hist_op[ev->op] != IP_NONE;
+    }
+    if (class_found(b->tg, sig))
+        b->covered_by_class++;
+    else if (ch && instance_inside(b, ch))
+        b->covered_by_instance++;
+    else
+        b->missed++;
+    bool known = false;
+    for (uint32_t i = 0; i < b->n_classes && !known; i++)
+        known = !strcmp(b->classes[i], sig);
+    char **grown = known ? NULL : realloc(b->classes, (b->n_classes + 1) *
+                                                          sizeof *grown);
+    if (grown) {
+        b->classes = grown;
+        b->classes[b->n_classes++] = sig;
+    } else {
+        free(sig);
+    }
+    free(ch);
+}
+
+static void triage_one(const char *dir, const char *file, ip_level model,
+                       ip_boundary kind)
+{
+    ip_trace *obs = load_trace(dir, file);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+    ip_predict_opts o;
+    ip_predict_opts_default(&o);
+    o.model = model;
+    o.boundary = kind;
+    o.encoding = IP_ENC_EXACT;    /* every unserializable prediction */
+    o.search = IP_SEARCH_EXHAUSTIVE;
+    o.jobs = 1;
+    run_ctx r = {.obs = obs, .o = &o, .s = calloc(MAX_SEEN, sizeof *r.s)};
+    ip_triage_sinks sinks = {.representative = on_rep,
+                             .classified = on_classified, .ctx = &r};
+    ip_triage *tg = ip_triage_new(NULL, &sinks);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.s);
+    o.triage = tg;
+    ip_prediction *p = NULL;
+    uint32_t n = 0;
+    ip_predict_stats st;
+    ip_error err = {0};
+    ip_predict_result res = ip_predict_run(obs, &o, &p, &n, &st, &err);
+    CU_ASSERT_EQUAL(n, 0);            /* triage keeps no predictions */
+    ip_predictions_free(p, n);
+    CU_ASSERT_TRUE(st.search.complete);
+    CU_ASSERT_FALSE(r.overflow);
+    brute_ctx b = {.obs = obs, .run = &r, .tg = tg};
+    int sets = brute_force_each(obs, model, kind, on_hit, &b);
+    CU_ASSERT_TRUE(sets >= 0);
+    CU_ASSERT_EQUAL(res, b.hits ? IP_PREDICT_FOUND : IP_PREDICT_NONE);
+    /* sound: every class reported is a class of a legal prediction, every
+     * representative re-checks */
+    for (uint32_t i = 0; i < ip_triage_count(tg); i++) {
+        bool in = false;
+        for (uint32_t k = 0; k < b.n_classes && !in; k++)
+            in = !strcmp(b.classes[k], ip_triage_class(tg, i)->signature);
+        if (!in)
+            fprintf(stderr, "\n  %s %s: class not in the enumeration: %s\n",
+                    file, ip_level_name(model),
+                    ip_triage_class(tg, i)->signature);
+        CU_ASSERT_TRUE(in);
+        CU_ASSERT_TRUE(ip_triage_class(tg, i)->instances >= 1);
+    }
+    CU_ASSERT_EQUAL(r.reps, r.reps_ok);
+    CU_ASSERT_TRUE(r.reps >= ip_triage_count(tg));
+    /* covering: no legal prediction escapes both */
+    if (b.missed)
+        fprintf(stderr, "\n  %s %s %s: %u of %u predictions neither of a "
+                "class found nor containing an instance\n", file,
+                ip_level_name(model), ip_boundary_name(kind), b.missed,
+                b.hits);
+    CU_ASSERT_EQUAL(b.missed, 0);
+    if (getenv("TRIAGE_VERBOSE"))
+        fprintf(stderr, "\n  %s %s %s: %u predictions, %u classes (triage "
+                "%u, %u instances), %u by class, %u by instance", file,
+                ip_level_name(model), ip_boundary_name(kind), b.hits,
+                b.n_classes, ip_triage_count(tg), ip_triage_instances(tg),
+                b.covered_by_class, b.covered_by_instance);
+    CU_ASSERT_EQUAL(b.hits, b.covered_by_class + b.covered_by_instance);
+    for (uint32_t k = 0; k < b.n_classes; k++)
+        free(b.classes[k]);
+    free(b.classes);
+    for (uint32_t i = 0; i < r.n; i++) {
+        free(r.s[i].cls);
+        free(r.s[i].cycle);
+        free(r.s[i].changed);
+    }
+    free(r.s);
+    ip_triage_free(tg);
+    ip_trace_free(obs);
+}
+
+static void test_against_enumeration(void)
+{
+    static const char *const files[] = {"write-skew.json", "deposit.json",
+                                        "divergence.json", "voter.json",
+                                        "fractured.json"};
+    static const ip_level models[] = {IP_LVL_CAUSAL, IP_LVL_RC, IP_LVL_RA};
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++)
+        for (size_t m = 0; m < sizeof models / sizeof *models; m++)
+            for (int k = 0; k < 2; k++)
+                triage_one(IP_TRACES, files[f], models[m],
+                           k ? IP_BOUNDARY_RELAXED : IP_BOUNDARY_STRICT);
+    triage_one(IP_CORPUS "/isopredict-microbenchmark",
+               "simple_causal_2s5t.txt", IP_LVL_CAUSAL, IP_BOUNDARY_RELAXED);
+    /* recorded application runs: several classes, instances that share
+     * reads */
+    static const char *const apps[] = {"smallbank.json", "bank.json"};
+    for (size_t f = 0; f < sizeof apps / sizeof *apps; f++)
+        for (size_t m = 0; m < sizeof models / sizeof *models; m++)
+            for (int k = 0; k < 2; k++)
+                triage_one(IP_EXAMPLES, apps[f], models[m],
+                           k ? IP_BOUNDARY_RELAXED : IP_BOUNDARY_STRICT);
+}
+
+void add_triage_suite(void)
+{
+    CU_pSuite s = CU_add_suite("triage", NULL, NULL);
+    CU_add_test(s, "signature rotation", test_rotation);
+    CU_add_test(s, "key families", test_key_families);
+    CU_add_test(s, "shapes without procedures", test_shapes);
+    CU_add_test(s, "anomaly names", test_anomaly_names);
+    CU_add_test(s, "sound and covering against brute force",
+                test_against_enumeration);
+}
