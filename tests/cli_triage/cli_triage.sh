@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# End-to-end tests of `isopredict triage`: the class table, the files it
+# writes (every representative re-checked by `isopredict check`), JSON and
+# HTML, key families, shards merged, the time limit, usage errors.
+# usage: cli_triage.sh ISOPREDICT EXAMPLE_TRACES APPS_DIR CASE
+set -u
+BIN=$1 TRACES=$2 APPS=$3 CASE=$4
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cli_triage.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+FAILS=0
+
+fail() { echo "FAIL [$CASE]: $*" >&2; FAILS=$((FAILS + 1)); }
+
+expect() {
+    local want=$1; shift
+    "$@" >out 2>err
+    local got=$?
+    [ "$got" = "$want" ] || { fail "'$*' exited $got, expected $want"; cat err >&2; }
+}
+
+contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
+
+# Every representative of report $1 (a JSON file): valid under $2,
+# unserializable, and naming the class it represents.
+recheck_reps() {
+    local report=$1 model=$2 n i file sig
+    n=$(jq '.classes | length' "$report")
+    [ "$n" -ge 1 ] || fail "$report has no class"
+    for ((i = 0; i < n; i++)); do
+        file=$(jq -r ".classes[$i].representative" "$report")
+        sig=$(jq -r ".classes[$i].signature" "$report")
+        [ -f "$file" ] || { fail "class $i: no file $file"; continue; }
+        "$BIN" check --level "$model" "$file" >/dev/null 2>&1 ||
+            fail "$file is not $model"
+        "$BIN" check --level ser "$file" >/dev/null 2>&1
+        [ $? = 1 ] || fail "$file is serializable"
+        [ "$(jq -r .prediction.class.signature "$file")" = "$sig" ] ||
+            fail "$file names another class than '$sig'"
+        [ "$(jq ".classes[$i].representative_transactions" "$report")" = \
+          "$(jq '[.sessions[].transactions[] | select(.status != "aborted")] | length' "$file")" ] ||
+            fail "class $i: representative size differs from its file"
+    done
+}
+
+# The (signature, instances) pairs of a report, sorted.
+class_counts() {
+    jq -r '.classes[] | "\(.instances) \(.signature)"' "$1" | sort
+}
+
+record() {   # record APP SESSIONS TXNS SEED FILE
+    "$APPS/$1" --sessions "$2" --txns "$3" --seed "$4" --record "$5" \
+        >/dev/null 2>&1 || fail "could not record $1"
+}
+
+case $CASE in
+table)
+    expect 1 "$BIN" triage --out o "$TRACES/smallbank.json"
+    contains out "smallbank.json: causal, relaxed boundary:"
+    contains out "bug class"
+    contains out "instances  class"
+    contains out "no further class: the search was complete"
+    contains out "smallest:"
+    contains err "class(es)"                # progress on stderr
+    r=o/smallbank.causal-relaxed.triage.json
+    [ -f "$r" ] || fail "no report $r"
+    contains out "report: $r"
+    recheck_reps "$r" causal
+    rows=$(grep -cE '^ +[0-9]+ +[0-9]+  ' out)
+    [ "$rows" = "$(jq '.classes | length' "$r")" ] || fail "table rows differ"
+    # most instances first; instances add up
+    jq -e '[.classes[].instances] as $i | $i == ($i | sort | reverse)' "$r" \
+        >/dev/null || fail "classes not sorted by instances"
+    jq -e '([.classes[].instances] | add) == .instances' "$r" >/dev/null ||
+        fail "instances do not add up"
+    # a second run never replaces the first one's files
+    first=$(ls o/*.json)
+    sum=$(cat $first | md5sum)
+    expect 1 "$BIN" triage --quiet --out o "$TRACES/smallbank.json"
+    contains out "report: o/smallbank.causal-relaxed.2.triage.json"
+    [ "$(cat $first | md5sum)" = "$sum" ] ||
+        fail "the second run changed the first run's files"
+    [ "$(ls o/*.json | wc -l)" = $(( 2 * $(echo "$first" | wc -l) )) ] ||
+        fail "the second run did not write files of its own"
+    # strict boundary, another model
+    expect 1 "$BIN" triage --quiet --model rc --boundary strict --out s \
+        "$TRACES/bank.json"
+    recheck_reps s/bank.rc-strict.triage.json rc
+    ;;
+json_html)
+    expect 2 "$BIN" triage --quiet --html page.html --out o \
+        "$TRACES/smallbank.json" "$TRACES/bank.json"
+    contains err "--html writes one page"
+    expect 1 "$BIN" triage --quiet --json --out o \
+        "$TRACES/smallbank.json" "$TRACES/bank.json"
+    [ "$(wc -l < out)" = 2 ] || fail "not one JSON line per trace"
+    head -1 out > one.json
+    jq -e '.trace and .model == "causal" and .boundary == "relaxed" and
+           (.classes | length) >= 1 and .search.complete == true and
+           (.search.rounds | length) >= 1 and
+           all(.classes[]; .anomaly and .signature and .instances >= 1 and
+               .representative and (.instance_ids | length) == .instances)' \
+        one.json >/dev/null || fail "JSON report lacks fields: $(cat one.json)"
+    recheck_reps one.json causal
+    expect 1 "$BIN" triage --quiet --html page.html --out h \
+        "$TRACES/smallbank.json"
+    [ -f page.html ] || fail "no HTML page"
+    n=$(jq '.classes | length' h/smallbank.causal-relaxed.triage.json)
+    [ "$(grep -c 'class="bug-class"' page.html)" = "$n" ] ||
+        fail "not one drawn section per class"
+    contains page.html "<svg"
+    contains page.html "instances found; this is the smallest"
+    ;;
+family)
+    expect 1 "$BIN" triage --quiet --json --out o "$TRACES/smallbank.json"
+    jq -e 'any(.classes[]; .signature | contains("chk:*"))' out >/dev/null ||
+        fail "digits rule: no chk:* family"
+    expect 1 "$BIN" triage --quiet --json --key-family '^[a-z]+' --out o \
+        "$TRACES/smallbank.json"
+    jq -e 'all(.classes[]; .signature | contains(":*") | not) and
+           any(.classes[]; .signature | contains("(chk)")) and
+           .key_family == "^[a-z]+"' out >/dev/null ||
+        fail "--key-family not applied: $(cat out)"
+    expect 2 "$BIN" triage --key-family '(' "$TRACES/smallbank.json"
+    contains err "bad regular expression"
+    # predict names each prediction's class with the same rule
+    expect 1 "$BIN" predict --quiet --key-family '^[a-z]+' --out p \
+        "$TRACES/smallbank.json"
+    contains out "bug class: "
+    contains out "(chk)"
+    ;;
+merge)
+    record smallbank 4 15 3 t.json
+    opts=(--quiet --search bounded --window 8 --staleness 2 --jobs 1)
+    expect 1 "$BIN" triage "${opts[@]}" --json --out all t.json
+    cp out all.json
+    expect 1 "$BIN" triage "${opts[@]}" --shard 1/2 --out s1 t.json
+    expect 1 "$BIN" triage "${opts[@]}" --shard 2/2 --out s2 t.json
+    ls s1/*.shard-1-of-2.triage.json >/dev/null 2>&1 || fail "no shard report"
+    expect 1 "$BIN" triage --merge --json s1 s2
+    cp out merged.json
+    [ "$(class_counts all.json)" = "$(class_counts merged.json)" ] ||
+        fail "merged classes differ from the unsharded run:
+$(diff <(class_counts all.json) <(class_counts merged.json))"
+    [ "$(jq '.search.rounds[0].windows' merged.json)" = \
+      "$(jq '.search.rounds[0].windows' all.json)" ] || fail "windows differ"
+    [ "$(jq '.search.rounds[0].searched' merged.json)" = \
+      "$(jq '.search.rounds[0].searched' all.json)" ] || fail "searched differ"
+    jq -e '.instances == ([.classes[].instances] | add)' merged.json \
+        >/dev/null || fail "merged instances do not add up"
+    recheck_reps merged.json causal
+    # text form of the merge, and a report file given directly
+    expect 1 "$BIN" triage --merge s1/*.triage.json s2
+    contains out "t.json: causal, relaxed boundary:"
+    contains out "windows of 8 transactions, staleness 2"
+    ;;
+timeout)
+    record smallbank 10 100 1 big.json
+    start=$(date +%s.%N)
+    "$BIN" triage --quiet --json --window 32 --staleness 2 --timeout 3 \
+        --out o big.json >out 2>err
+    got=$?
+    elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+    [ "$got" = 1 ] || fail "exit $got, expected 1 (classes found)"
+    # the limit holds for the whole run, writing included (a generous
+    # margin for a loaded machine)
+    awk -v e="$elapsed" 'BEGIN { exit !(e < 5.5) }' ||
+        fail "ran $elapsed s with --timeout 3"
+    jq -e '.search.stopped == "time limit" and .search.complete == false and
+           .instances >= 10' out >/dev/null ||
+        fail "report: $(jq -c '{search, instances}' out)"
+    recheck_reps out causal
+    ;;
+usage)
+    expect 2 "$BIN" triage
+    contains err "no TRACE given"
+    expect 2 "$BIN" triage --bogus "$TRACES/bank.json"
+    expect 2 "$BIN" triage --model ser "$TRACES/bank.json"
+    expect 2 "$BIN" triage --out o nonexistent.json
+    mkdir empty
+    expect 2 "$BIN" triage --merge empty
+    contains err "no *.triage.json report"
+    echo '{"x":1}' > notreport.json
+    expect 2 "$BIN" triage --merge notreport.json
+    contains err "not a triage report"
+    expect 0 "$BIN" triage --help
+    contains out "usage: isopredict triage"
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+exit $((FAILS > 0))
