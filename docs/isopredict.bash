@@ -6,7 +6,11 @@ _isopredict_opts()
     case $1 in
     predict) echo "--model --boundary --encoding --format --out --json --dot --html
         --timeout --max-memory --max-predictions --search --window
-        --staleness --jobs --weak-isolation --shard --quiet --help" ;;
+        --staleness --jobs --weak-isolation --shard --key-family --quiet
+        --help" ;;
+    triage) echo "--model --boundary --encoding --format --out --json --html
+        --timeout --max-memory --search --window --staleness --jobs
+        --weak-isolation --shard --key-family --merge --quiet --help" ;;
     check) echo "--level --format --json --timeout --max-cycles --jobs --html
         --help" ;;
     convert) echo "--from --to --lenient --help" ;;
@@ -27,7 +31,7 @@ _isopredict()
     cmd=predict
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-        predict | check | convert | stats | dot | validate | report)
+        predict | triage | check | convert | stats | dot | validate | report)
             cmd=${COMP_WORDS[i]}
             break ;;
         esac
@@ -44,7 +48,7 @@ _isopredict()
     --to) COMPREPLY=($(compgen -W "json dot" -- "$cur")); return ;;
     --html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --out)
-        if [ "$cmd" = predict ]; then
+        if [ "$cmd" = predict ] || [ "$cmd" = triage ]; then
             COMPREPLY=($(compgen -d -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
@@ -52,13 +56,14 @@ _isopredict()
         return ;;
     --app) COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur")); return ;;
     --timeout | --max-memory | --max-predictions | --window | --staleness | \
-    --jobs | --shard | --max-cycles | --sessions | --txns | --seed)
+    --jobs | --shard | --max-cycles | --sessions | --txns | --seed | \
+    --key-family)
         return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_isopredict_opts "$cmd") --version" -- "$cur"))
     elif [ "$COMP_CWORD" = 1 ]; then
-        COMPREPLY=($(compgen -W "predict check convert stats dot validate report" -- "$cur")
+        COMPREPLY=($(compgen -W "predict triage check convert stats dot validate report" -- "$cur")
                    $(compgen -f -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))

@@ -87,7 +87,8 @@ static int read_dir(const char *dir, report_list *l)
         fprintf(stderr, "isopredict: %s: no *.triage.json report\n", dir);
         status = IP_EXIT_USAGE;
     }
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
     for (uint32_t i = 0; i < n; i++) {
         if (status == IP_EXIT_OK)
             status = read_report(names[i], l);

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Triage benchmark (issue 25): how much of a test run `isopredict triage`
+# covers, how fast, in how much memory.  For each app and model: record a
+# run (seeded), triage it with one bounded round (windows of W
+# transactions, staleness K) and print a row: classes, instances, windows
+# searched of all, seconds, peak resident memory, whether the round was
+# searched to the end.  Optionally the 100,000-transaction smallbank run.
+#
+# Usage: bench/predict/triage.sh [OUTDIR]      (OUTDIR must not exist)
+# Environment:
+#   BUILD=build-bench     build directory with isopredict and the apps
+#   APPS="bank smallbank voter tpcc wikipedia"
+#   MODELS="causal rc ra si"
+#   SIZE=10x100           sessions x transactions per session
+#   SEED=1
+#   WINDOW=32 STALENESS=2
+#   TIMEOUT=120           seconds per run (isopredict --timeout)
+#   JOBS=2
+#   BIG=0                 1: also smallbank 100x1000, causal (TIMEOUT_BIG=120)
+# Writes OUTDIR/triage.md (the table) and each run's JSON report.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-build-bench}
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+APPS=${APPS:-bank smallbank voter tpcc wikipedia}
+MODELS=${MODELS:-causal rc ra si}
+SIZE=${SIZE:-10x100}
+SEED=${SEED:-1}
+WINDOW=${WINDOW:-32}
+STALENESS=${STALENESS:-2}
+TIMEOUT=${TIMEOUT:-120}
+TIMEOUT_BIG=${TIMEOUT_BIG:-120}
+JOBS=${JOBS:-2}
+BIG=${BIG:-0}
+out=${1:-$here/triage-$(date +%Y%m%d-%H%M%S)}
+ip=$BUILD/src/cli/isopredict
+apps=$BUILD/examples/apps
+[ -x "$ip" ] || { echo "no $ip: cmake --build $BUILD first" >&2; exit 2; }
+command -v jq > /dev/null || { echo "jq is required" >&2; exit 2; }
+[ -e "$out" ] && { echo "$out exists; not overwriting it" >&2; exit 2; }
+mkdir -p "$out"
+table=$out/triage.md
+
+printf '| app | size | model | classes | instances | windows searched | complete | seconds | peak MB |\n' > "$table"
+printf '|---|---|---|---|---|---|---|---|---|\n' >> "$table"
+
+# run APP SESSIONS TXNS MODEL TIMEOUT
+run() {
+    app=$1 s=$2 t=$3 model=$4 limit=$5
+    trace=$out/$app-${s}x$t-$SEED.json
+    [ -f "$trace" ] || "$apps/$app" --sessions "$s" --txns "$t" --seed "$SEED" \
+        --record "$trace" > /dev/null 2>&1
+    rep=$out/$app-${s}x$t-$model.report.json
+    start=$(date +%s.%N)
+    "$ip" triage --quiet --json --model "$model" --search bounded \
+        --window "$WINDOW" --staleness "$STALENESS" --timeout "$limit" \
+        --jobs "$JOBS" --out "$out/reps-$app-$model" "$trace" > "$rep" || true
+    wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    jq -r --arg app "$app" --arg size "${s}x$t" --arg wall "$wall" \
+        '"| \($app) | \($size) | \(.model) | \(.classes | length) | \(.instances) | \(.search.rounds[0].searched)/\(.search.rounds[0].windows) | \(if .search.rounds[0].searched == .search.rounds[0].windows then "yes" else "no" end) | \($wall) | \(.search.peak_bytes / 1048576 | floor) |"' \
+        "$rep" >> "$table"
+    tail -1 "$table"
+}
+
+sessions=${SIZE%x*}
+txns=${SIZE#*x}
+for app in $APPS; do
+    for model in $MODELS; do
+        run "$app" "$sessions" "$txns" "$model" "$TIMEOUT"
+    done
+done
+if [ "$BIG" = 1 ]; then
+    run smallbank 100 1000 causal "$TIMEOUT_BIG"
+fi
+echo "table: $table"
