@@ -268,18 +268,6 @@ static void finish_job(job *j, int wstatus)
 
 /* ---- reporting --------------------------------------------------------------- */
 
-/* 2 > 3 > 4 > 1 > 0 */
-static int severity(int status)
-{
-    switch (status) {
-    case IP_EXIT_OK: return 0;
-    case IP_EXIT_FOUND: return 1;
-    case IP_EXIT_UNAVAILABLE: return 2;
-    case IP_EXIT_UNKNOWN: return 3;
-    default: return 4;
-    }
-}
-
 /* The first line of s (at most n-1 bytes) into buf, without the
  * "isopredict: " prefix. */
 static void first_line(const char *s, char *buf, size_t n)
@@ -388,7 +376,7 @@ static void print_table(const cli_batch *b, char **traces, uint32_t n,
             snprintf(sec, sizeof sec, "%.2f", o->seconds);
         fprintf(out, "%-*s  %4d  %-9s  %s\n", (int)w, traces[i],
                 jobs[i].status, sec, o->what);
-        count[severity(jobs[i].status)]++;
+        count[cli_exit_severity(jobs[i].status)]++;
     }
     fprintf(out, "%u trace%s: %u %s, %u %s, %u undecided, %u unavailable, "
             "%u input or usage error%s; exit status %d\n", n, n == 1 ? "" : "s",
@@ -475,8 +463,7 @@ int cli_batch_run(const cli_batch *b, char **traces, uint32_t n)
         /* results in input order, as soon as the earlier ones are in */
         for (; printed < n && jobs[printed].done; printed++) {
             job *j = &jobs[printed];
-            if (severity(j->status) > severity(worst))
-                worst = j->status;
+            worst = cli_worse_status(worst, j->status);
             if (b->json)
                 print_json_line(traces[printed], j, stdout);
             else {
@@ -490,8 +477,7 @@ int cli_batch_run(const cli_batch *b, char **traces, uint32_t n)
         if (!jobs[i].done) {
             jobs[i].status = IP_EXIT_UNKNOWN;
             describe(b, &jobs[i], &jobs[i].o);
-            worst = severity(worst) < severity(IP_EXIT_UNKNOWN)
-                        ? IP_EXIT_UNKNOWN : worst;
+            worst = cli_worse_status(worst, IP_EXIT_UNKNOWN);
         }
     cli_interrupt_stop(in);
     if (!b->json)

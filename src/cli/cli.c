@@ -305,3 +305,19 @@ bool cli_parse_size(const char *cmd, const char *opt, const char *s,
     return true;
 }
 
+
+int cli_worse_status(int a, int b)
+{
+    return cli_exit_severity(b) > cli_exit_severity(a) ? b : a;
+}
+
+int cli_exit_severity(int status)
+{
+    switch (status) {
+    case IP_EXIT_OK: return 0;
+    case IP_EXIT_FOUND: return 1;
+    case IP_EXIT_UNAVAILABLE: return 2;
+    case IP_EXIT_UNKNOWN: return 3;
+    default: return 4;
+    }
+}

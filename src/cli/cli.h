@@ -31,6 +31,11 @@ int cmd_validate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
 
+/* How severe an exit status is, 2 > 3 > 4 > 1 > 0 (0 to 4), and the more
+ * severe of two: what a run of several traces exits with. */
+int cli_exit_severity(int status);
+int cli_worse_status(int a, int b);
+
 /* The exit status for a failure: IP_EXIT_UNKNOWN when an allocation
  * failed (out of memory is never an input error), else IP_EXIT_USAGE. */
 int cli_error_status(const ip_error *err);

@@ -249,18 +249,6 @@ static int write_outputs(const predict_args *a, const ip_trace *obs,
     return status;
 }
 
-static const char *result_name(ip_predict_result r)
-{
-    switch (r) {
-    case IP_PREDICT_NONE: return "none";
-    case IP_PREDICT_FOUND: return "found";
-    case IP_PREDICT_UNKNOWN: return "unknown";
-    case IP_PREDICT_UNCONFIRMED: return "unconfirmed";
-    case IP_PREDICT_ERROR: break;
-    }
-    return "error";
-}
-
 static void print_outcome_line(const predict_args *a, ip_predict_result r,
                                uint32_t n, const ip_predict_stats *st)
 {
@@ -396,7 +384,7 @@ static bool print_json(const predict_args *a, const ip_trace *obs,
                                       ip_boundary_name(a->opts.boundary)) &&
               cJSON_AddStringToObject(root, "encoding",
                                       ip_encoding_name(a->opts.encoding)) &&
-              cJSON_AddStringToObject(root, "result", result_name(r)) &&
+              cJSON_AddStringToObject(root, "result", cli_result_name(r)) &&
               (!error || cJSON_AddStringToObject(root, "error", error));
     cJSON *search = ok ? ip_search_to_cjson(&st->search) : NULL;
     ok = search && cJSON_AddItemToObject(root, "search", search);
@@ -432,7 +420,7 @@ static bool html_report(FILE *out, const predict_args *a, const ip_trace *obs,
         "boundary", ip_boundary_name(o->boundary),
         "encoding", ip_encoding_name(o->encoding),
         "search", st->search.complete ? "complete" : "not complete",
-        "result", result_name(r), "predictions", count, "time", secs, NULL};
+        "result", cli_result_name(r), "predictions", count, "time", secs, NULL};
     ip_error err = {0};
     ip_html *page = ip_html_begin(out, title, rows, &err);
     bool ok = page != NULL;
@@ -460,15 +448,6 @@ static int write_html(const predict_args *a, const ip_trace *obs,
              : status;
 }
 
-static int exit_status(ip_predict_result r, uint32_t n)
-{
-    if (r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR)
-        return IP_EXIT_UNKNOWN;
-    if (n)
-        return IP_EXIT_FOUND;
-    return r == IP_PREDICT_NONE ? IP_EXIT_OK : IP_EXIT_UNKNOWN;
-}
-
 static int run(const predict_args *a, const ip_trace *obs)
 {
     ip_prediction *p = NULL;
@@ -485,7 +464,7 @@ static int run(const predict_args *a, const ip_trace *obs)
         fprintf(stderr, "isopredict: %s\n", err.msg);
     print_limit(a, &st, n);
     out_files *files = calloc((size_t)n + 1, sizeof *files);
-    int status = exit_status(r, n), written;
+    int status = cli_predict_status(r, n), written;
     if (!files) {
         fprintf(stderr, "isopredict: out of memory\n");
         status = IP_EXIT_UNKNOWN;

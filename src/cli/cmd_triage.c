@@ -228,18 +228,6 @@ static cJSON *class_json(const ip_triage *tg, uint32_t i, const char *file)
     return NULL;
 }
 
-static const char *result_name(ip_predict_result r)
-{
-    switch (r) {
-    case IP_PREDICT_NONE: return "none";
-    case IP_PREDICT_FOUND: return "found";
-    case IP_PREDICT_UNKNOWN: return "unknown";
-    case IP_PREDICT_UNCONFIRMED: return "unconfirmed";
-    case IP_PREDICT_ERROR: break;
-    }
-    return "error";
-}
-
 /* The report of one run (triage_report.h describes it). */
 static cJSON *run_json(const triage_args *a, const char *trace,
                        const ip_triage *tg, const rep_files *rf,
@@ -259,7 +247,7 @@ static cJSON *run_json(const triage_args *a, const char *trace,
               cJSON_AddStringToObject(root, "key_family",
                                       a->key_family ? a->key_family
                                                     : "digits") &&
-              cJSON_AddStringToObject(root, "result", result_name(r)) &&
+              cJSON_AddStringToObject(root, "result", cli_result_name(r)) &&
               cJSON_AddNumberToObject(root, "instances",
                                       ip_triage_instances(tg)) &&
               cJSON_AddNumberToObject(root, "seconds", st->seconds) &&
@@ -285,15 +273,6 @@ static cJSON *run_json(const triage_args *a, const char *trace,
         return root;
     cJSON_Delete(root);
     return NULL;
-}
-
-static int exit_status(ip_predict_result r, uint32_t classes)
-{
-    if (r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR)
-        return IP_EXIT_UNKNOWN;
-    if (classes)
-        return IP_EXIT_FOUND;
-    return r == IP_PREDICT_NONE ? IP_EXIT_OK : IP_EXIT_UNKNOWN;
 }
 
 /* The search of one loaded trace, its report out. */
@@ -322,7 +301,7 @@ static int triage_trace(const triage_args *a, const char *trace,
         fprintf(stderr, "isopredict: %s%s\n",
                 r == IP_PREDICT_UNCONFIRMED ? "INTERNAL ERROR: a candidate "
                 "failed independent confirmation: " : "", err.msg);
-    int status = exit_status(r, ip_triage_count(tg));
+    int status = cli_predict_status(r, ip_triage_count(tg));
     cJSON *report = run_json(a, trace, tg, &rf, r, &st);
     int written = report ? triage_report_out(a, report, obs)
                          : (fprintf(stderr, "isopredict: out of memory "
@@ -356,13 +335,6 @@ static int triage_path(const triage_args *a, const char *trace,
     return status;
 }
 
-/* The most severe status first: 2 > 3 > 4 > 1 > 0. */
-static int worse(int a, int b)
-{
-    static const int rank[] = {0, 1, 4, 3, 2};
-    return rank[b] > rank[a] ? b : a;
-}
-
 int cmd_triage(int argc, char **argv)
 {
     triage_args a = {0};
@@ -380,7 +352,7 @@ int cmd_triage(int argc, char **argv)
     cli_interrupt *in = cli_interrupt_start(&interrupted);
     int status = IP_EXIT_OK;
     for (int i = 0; i < a.n_traces && !atomic_load(&interrupted); i++)
-        status = worse(status, triage_path(&a, a.traces[i], kf,
+        status = cli_worse_status(status, triage_path(&a, a.traces[i], kf,
                                            &interrupted));
     cli_interrupt_stop(in);
     ip_key_family_free(kf);

@@ -213,3 +213,24 @@ bool cli_exists(const char *path)
     struct stat st;
     return stat(path, &st) == 0;
 }
+
+const char *cli_result_name(ip_predict_result r)
+{
+    switch (r) {
+    case IP_PREDICT_NONE: return "none";
+    case IP_PREDICT_FOUND: return "found";
+    case IP_PREDICT_UNKNOWN: return "unknown";
+    case IP_PREDICT_UNCONFIRMED: return "unconfirmed";
+    case IP_PREDICT_ERROR: break;
+    }
+    return "error";
+}
+
+int cli_predict_status(ip_predict_result r, uint32_t found)
+{
+    if (r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR)
+        return IP_EXIT_UNKNOWN;
+    if (found)
+        return IP_EXIT_FOUND;
+    return r == IP_PREDICT_NONE ? IP_EXIT_OK : IP_EXIT_UNKNOWN;
+}

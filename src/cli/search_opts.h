@@ -57,6 +57,13 @@ int cli_search_finish(const char *cmd, cli_search *s, bool quiet);
 bool cli_search_after_reading(cli_search *s, const char *trace,
                               double started);
 
+/* "none", "found", "unknown", "unconfirmed" or "error" (JSON reports). */
+const char *cli_result_name(ip_predict_result r);
+/* The exit status of a search that found `found` predictions or classes:
+ * 1 when it found any (even if a limit then stopped it), 0 for none, 3
+ * for a limit with nothing found, an error or a failed confirmation. */
+int cli_predict_status(ip_predict_result r, uint32_t found);
+
 /* mkdir -p; false after a message. */
 bool cli_make_dirs(const char *dir);
 /* The file name of path without directory and last extension. */

@@ -300,12 +300,6 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
     return NULL;
 }
 
-static int worse(int a, int b)
-{
-    static const int rank[] = {0, 1, 4, 3, 2};
-    return rank[b] > rank[a] ? b : a;
-}
-
 int triage_merge(const triage_args *a)
 {
     report_list l = {0};
@@ -332,7 +326,7 @@ int triage_merge(const triage_args *a)
         status = triage_report_out(a, m, NULL);
         int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m,
                                                                     "classes"));
-        result = worse(result, n ? IP_EXIT_FOUND
+        result = cli_worse_status(result, n ? IP_EXIT_FOUND
                        : strcmp(tr_str(m, "result"), "unknown")
                            ? IP_EXIT_OK : IP_EXIT_UNKNOWN);
         cJSON_Delete(m);

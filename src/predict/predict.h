@@ -430,12 +430,15 @@ typedef struct ip_bug_class {
 /* Called under the table's lock, one call at a time.  representative:
  * class `cls` has a first or smaller representative p (predictions
  * borrowed; obs the observed trace); false with err set ends the run
- * with an error.  instance: a new instance of class `cls` (tests). */
+ * with an error.  classified: every prediction classified into class
+ * `cls`, a new instance or not (tests check coverage with it); NULL:
+ * none. */
 typedef struct ip_triage_sinks {
     bool (*representative)(void *ctx, uint32_t cls, const ip_bug_class *c,
                            const ip_trace *obs, const ip_prediction *p,
                            ip_error *err);
-    void (*instance)(void *ctx, uint32_t cls, const ip_prediction *p);
+    void (*classified)(void *ctx, uint32_t cls, const ip_prediction *p,
+                       bool new_instance);
     void *ctx;
 } ip_triage_sinks;
 

@@ -263,15 +263,15 @@ ip_triage_result ip_triage_add(ip_triage *tg, const ip_trace *obs,
             tg->cls[i].round = round;
         }
     }
-    bool oom = false;
-    if (r != IP_TRIAGE_ERROR && fp_insert(tg, fp, i, &oom)) {
+    bool oom = false, fresh = false;
+    if (r != IP_TRIAGE_ERROR && (fresh = fp_insert(tg, fp, i, &oom))) {
         tg->cls[i].instances++;
         tg->instances++;
         if (r == IP_TRIAGE_KNOWN)
             r = IP_TRIAGE_NEW_INSTANCE;
-        if (tg->sinks.instance)
-            tg->sinks.instance(tg->sinks.ctx, i, p);
     }
+    if (r != IP_TRIAGE_ERROR && !oom && tg->sinks.classified)
+        tg->sinks.classified(tg->sinks.ctx, i, p, fresh);
     if (oom)
         r = IP_TRIAGE_ERROR;
     if (r == IP_TRIAGE_ERROR)
