@@ -385,7 +385,7 @@ bool ip_html_end(ip_html *page);
  * (POSIX extended), the part of the key it matches (its first group when
  * it has one; a key it does not match is its own family).
  * An instance of a class is the set of observed transactions on the
- * cycle; two predictions with the same class and the same set are one
+ * (shortened) cycle; two predictions with the same class and the same set are one
  * instance, whatever reads they changed. */
 
 /* NULL with err set on a bad expression or OOM. */
@@ -401,9 +401,18 @@ const char *ip_cycle_class_anomaly(const ip_cycle *c);
 /* Txn x's label: its procedure, else its shape ("init" for txn 0).
  * malloc'ed; NULL when out of memory. */
 char *ip_txn_label(const ip_trace *t, uint32_t x, const ip_key_family *kf);
-/* The signature of cycle c over history h.  malloc'ed; NULL on OOM. */
+/* The cycle a class is named by: c with shortcuts taken while some
+ * transaction of it has a direct so or wr edge (edges every version order
+ * has) to a later one but the next: the checker's witness often detours
+ * through a session or a chain of reads, and one bug would otherwise get
+ * a class per detour.  *out's edges malloc'ed; false on OOM. */
+bool ip_cycle_shorten(const ip_trace *h, const ip_cycle *c, ip_cycle *out);
+/* The signature of cycle c (shortened as above) over history h.
+ * malloc'ed; NULL on OOM. */
 char *ip_cycle_signature(const ip_trace *h, const ip_cycle *c,
                          const ip_key_family *kf);
+/* The anomaly name a signature starts with (static). */
+const char *ip_signature_anomaly(const char *signature);
 
 /* The read events of p's base (ip_prediction_base) that p changed and
  * that its witness cycle goes through: the read of an rw edge's source

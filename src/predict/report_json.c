@@ -126,7 +126,7 @@ static bool add_class(cJSON *j, const ip_prediction *p,
     cJSON *cls = sig ? cJSON_AddObjectToObject(j, "class") : NULL;
     bool ok = cls &&
               cJSON_AddStringToObject(cls, "anomaly",
-                                      ip_cycle_class_anomaly(c)) &&
+                                      ip_signature_anomaly(sig)) &&
               cJSON_AddStringToObject(cls, "signature", sig);
     free(sig);
     return ok;

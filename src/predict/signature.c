@@ -232,11 +232,9 @@ static bool make_steps(const ip_trace *h, const ip_cycle *c,
     return true;
 }
 
-char *ip_cycle_signature(const ip_trace *h, const ip_cycle *c,
-                         const ip_key_family *kf)
+static char *signature_of(const ip_trace *h, const ip_cycle *c,
+                          const ip_key_family *kf)
 {
-    if (!c || c->n_edges == 0)
-        return strdup("no cycle");
     uint32_t n = c->n_edges;
     step *st = calloc(n, sizeof *st);
     if (!st)
@@ -260,4 +258,96 @@ char *ip_cycle_signature(const ip_trace *h, const ip_cycle *c,
     }
     free(st);
     return out;
+}
+
+/* ---- the cycle a class is named by --------------------------------------- */
+
+/* A direct edge a -> b that every version order has: so, or wr (b reads
+ * a key from a).  Its kind into *e; false when there is none. */
+static bool direct_edge(const ip_trace *h, uint32_t a, uint32_t b, ip_edge *e)
+{
+    if (a == b || a == IP_INIT_TXN || b == IP_INIT_TXN)
+        return false;
+    const ip_txn *x = &h->txns[a], *y = &h->txns[b];
+    if (x->session == y->session && x->index < y->index) {
+        *e = (ip_edge){.from = a, .to = b, .kind = IP_EDGE_SO,
+                       .key = IP_NONE, .via = IP_NONE};
+        return true;
+    }
+    for (uint32_t v = y->ev_first; v < y->ev_first + y->ev_count; v++)
+        if (h->events[v].kind == IP_READ && h->events[v].writer == a) {
+            *e = (ip_edge){.from = a, .to = b, .kind = IP_EDGE_WR,
+                           .key = h->events[v].key, .via = IP_NONE};
+            return true;
+        }
+    return false;
+}
+
+/* One shortcut: the direct edge that skips the most transactions of the
+ * cycle e[0..*n), applied in place; false when there is none. */
+static bool shortcut(const ip_trace *h, ip_edge *e, uint32_t *n)
+{
+    uint32_t m = *n, best_i = 0, best_d = 0;
+    ip_edge best = {0}, cand;
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t d = 2; d + 1 < m + 1 && m - d + 1 >= 2; d++) {
+            uint32_t j = (i + d) % m;
+            if (d > best_d && direct_edge(h, e[i].from, e[j].from, &cand)) {
+                best = cand;
+                best_i = i;
+                best_d = d;
+            }
+        }
+    if (!best_d)
+        return false;
+    /* the new cycle: best, then the edges from the skipped-to node on */
+    ip_edge *tmp = malloc(m * sizeof *tmp);
+    if (!tmp)
+        return false;
+    uint32_t k = 0;
+    tmp[k++] = best;
+    for (uint32_t s = 0; s < m - best_d; s++)
+        tmp[k++] = e[(best_i + best_d + s) % m];
+    memcpy(e, tmp, k * sizeof *e);
+    free(tmp);
+    *n = k;
+    return true;
+}
+
+bool ip_cycle_shorten(const ip_trace *h, const ip_cycle *c, ip_cycle *out)
+{
+    out->n_edges = 0;
+    out->edges = malloc(((size_t)c->n_edges + 1) * sizeof *out->edges);
+    if (!out->edges)
+        return false;
+    memcpy(out->edges, c->edges, c->n_edges * sizeof *c->edges);
+    out->n_edges = c->n_edges;
+    while (out->n_edges > 2 && shortcut(h, out->edges, &out->n_edges))
+        ;
+    return true;
+}
+
+char *ip_cycle_signature(const ip_trace *h, const ip_cycle *c,
+                         const ip_key_family *kf)
+{
+    if (!c || c->n_edges == 0)
+        return strdup("no cycle");
+    ip_cycle s;
+    if (!ip_cycle_shorten(h, c, &s))
+        return NULL;
+    char *sig = signature_of(h, &s, kf);
+    free(s.edges);
+    return sig;
+}
+
+const char *ip_signature_anomaly(const char *signature)
+{
+    static const char *const names[] = {"lost update", "write skew", "G0",
+                                        "G1c", "G-single", "G2-item"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        size_t n = strlen(names[i]);
+        if (!strncmp(signature, names[i], n) && signature[n] == ':')
+            return names[i];
+    }
+    return "cycle";
 }

@@ -156,12 +156,11 @@ uint32_t ip_triage_instance_ids(const ip_triage *tg, uint32_t cls,
     return n;
 }
 
-/* The observed txns of p's cycle, sorted and unique, into txns (room
- * for the cycle's edges); their number. */
-static uint32_t cycle_txns(const ip_prediction *p, const uint32_t *base_txn,
-                           uint32_t *txns)
+/* The observed txns of cycle c of p's history, sorted and unique, into
+ * txns (room for the cycle's edges); their number. */
+static uint32_t cycle_txns(const ip_prediction *p, const ip_cycle *c,
+                           const uint32_t *base_txn, uint32_t *txns)
 {
-    const ip_cycle *c = &p->ser_verdict.cycles[0];
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->n_edges; i++) {
         uint32_t x = p->map.obs_txn[c->edges[i].from];
@@ -196,16 +195,14 @@ static bool smaller(const ip_prediction *p, const ip_bug_class *c)
            (t == c->rep_txns && p->n_changed < c->rep_changed);
 }
 
-static uint32_t new_class(ip_triage *tg, char *signature,
-                          const ip_prediction *p, double seconds)
+static uint32_t new_class(ip_triage *tg, char *signature, double seconds)
 {
     if (tg->n_cls == tg->cap_cls &&
         !ip_grow((void **)&tg->cls, &tg->cap_cls, sizeof *tg->cls))
         return IP_NONE;
     ip_bug_class *c = &tg->cls[tg->n_cls];
     *c = (ip_bug_class){.signature = signature,
-                        .anomaly = ip_cycle_class_anomaly(
-                            &p->ser_verdict.cycles[0]),
+                        .anomaly = ip_signature_anomaly(signature),
                         .rep_txns = UINT32_MAX, .rep_changed = UINT32_MAX,
                         .first_seconds = seconds};
     return tg->n_cls++;
@@ -241,22 +238,27 @@ ip_triage_result ip_triage_add(ip_triage *tg, const ip_trace *obs,
         ip_fail(err, "triage: a prediction without a witness cycle");
         return IP_TRIAGE_ERROR;
     }
-    const ip_cycle *cy = &p->ser_verdict.cycles[0];
-    char *sig = ip_cycle_signature(p->history, cy, tg->kf);
-    uint32_t *txns = malloc(((size_t)cy->n_edges + 1) * sizeof *txns);
+    ip_cycle cy = {0};
+    char *sig = ip_cycle_signature(p->history, &p->ser_verdict.cycles[0],
+                                   tg->kf);
+    uint32_t *txns = sig && ip_cycle_shorten(p->history,
+                                             &p->ser_verdict.cycles[0], &cy)
+                         ? malloc(((size_t)cy.n_edges + 1) * sizeof *txns)
+                         : NULL;
     if (!sig || !txns) {
         free(sig);
-        free(txns);
+        free(cy.edges);
         ip_fail(err, "triage: out of memory");
         return IP_TRIAGE_ERROR;
     }
-    uint64_t fp = instance_fp(sig, txns, cycle_txns(p, base_txn, txns));
+    uint64_t fp = instance_fp(sig, txns, cycle_txns(p, &cy, base_txn, txns));
     free(txns);
+    free(cy.edges);
     pthread_mutex_lock(&tg->lock);
     ip_triage_result r = IP_TRIAGE_KNOWN;
     uint32_t i = find_class(tg, sig);
     if (i == IP_NONE) {
-        i = new_class(tg, sig, p, p->seconds);
+        i = new_class(tg, sig, p->seconds);
         r = i == IP_NONE ? IP_TRIAGE_ERROR : IP_TRIAGE_NEW_CLASS;
         if (i != IP_NONE) {
             sig = NULL;

@@ -140,6 +140,36 @@ static void test_shapes(void)
     ip_trace_free(t);
 }
 
+/* A detour through a session is cut short: so is an edge under every
+ * version order. */
+static const char SESSION[] =
+    "{\"isopredict_trace\":1,\"initial\":\"init\",\"sessions\":["
+    "{\"id\":\"s1\",\"transactions\":[{\"id\":\"t1\",\"procedure\":\"a\","
+    "\"ops\":[{\"op\":\"read\",\"key\":\"x\",\"from\":\"init\"}]}]},"
+    "{\"id\":\"s2\",\"transactions\":["
+    "{\"id\":\"t2\",\"procedure\":\"b\",\"ops\":[{\"op\":\"write\","
+    "\"key\":\"x\",\"value\":1}]},"
+    "{\"id\":\"t3\",\"procedure\":\"c\",\"ops\":[{\"op\":\"read\","
+    "\"key\":\"z\",\"from\":\"init\"}]},"
+    "{\"id\":\"t4\",\"procedure\":\"d\",\"ops\":[{\"op\":\"read\","
+    "\"key\":\"y\",\"from\":\"init\"}]}]}]}";
+
+static void test_shortened(void)
+{
+    ip_trace *t = parse_json(SESSION);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    uint32_t x = key_of(t, "x"), y = key_of(t, "y");
+    ip_edge e[4] = {edge(1, 2, IP_EDGE_RW, x), edge(2, 3, IP_EDGE_SO, IP_NONE),
+                    edge(3, 4, IP_EDGE_SO, IP_NONE),
+                    edge(4, 1, IP_EDGE_WR, y)};
+    ip_cycle c = {e, 4}, s;
+    CU_ASSERT_TRUE_FATAL(ip_cycle_shorten(t, &c, &s));
+    CU_ASSERT_EQUAL(s.n_edges, 3);
+    free(s.edges);
+    expect_signature(t, e, 4, NULL, "G-single: a -rw(x)-> b -so-> d -wr(y)-> a");
+    ip_trace_free(t);
+}
+
 static void test_anomaly_names(void)
 {
     ip_edge ww[2] = {edge(1, 2, IP_EDGE_WW, 0), edge(2, 1, IP_EDGE_WW, 1)};
@@ -402,6 +432,7 @@ void add_triage_suite(void)
     CU_add_test(s, "key families", test_key_families);
     CU_add_test(s, "shapes without procedures", test_shapes);
     CU_add_test(s, "anomaly names", test_anomaly_names);
+    CU_add_test(s, "detours cut short", test_shortened);
     CU_add_test(s, "sound and covering against brute force",
                 test_against_enumeration);
 }
