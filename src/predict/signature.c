@@ -142,18 +142,24 @@ static char *sb_take(sbuf *b)
     return b->s;
 }
 
-/* The "procedure" tool field of txn x, or NULL. */
-static char *procedure_of(const ip_trace *t, uint32_t x)
+/* The "procedure" tool field of txn x into *name (malloc'ed), NULL when
+ * it has none; false when out of memory (the field text is JSON we wrote,
+ * so a parse that fails ran out of memory). */
+static bool procedure_of(const ip_trace *t, uint32_t x, char **name)
 {
+    *name = NULL;
     const char *extra = ip_str(t, t->txns[x].extra);
     if (!extra)
-        return NULL;
+        return true;
     cJSON *j = cJSON_Parse(extra);
+    if (!j)
+        return false;
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "procedure");
-    char *name = cJSON_IsString(p) && p->valuestring[0]
-                     ? strdup(p->valuestring) : NULL;
+    bool ok = true;
+    if (cJSON_IsString(p) && p->valuestring[0])
+        ok = (*name = strdup(p->valuestring)) != NULL;
     cJSON_Delete(j);
-    return name;
+    return ok;
 }
 
 /* Txn x's operations as "[r fam w fam ...]", a repeat of the previous
@@ -184,8 +190,8 @@ char *ip_txn_label(const ip_trace *t, uint32_t x, const ip_key_family *kf)
 {
     if (x == IP_INIT_TXN)
         return strdup("init");
-    char *proc = procedure_of(t, x);
-    if (proc)
+    char *proc;
+    if (!procedure_of(t, x, &proc) || proc)
         return proc;
     sbuf b = {0};
     shape_of(t, x, kf, &b);
@@ -284,13 +290,15 @@ static bool direct_edge(const ip_trace *h, uint32_t a, uint32_t b, ip_edge *e)
 }
 
 /* One shortcut: the direct edge that skips the most transactions of the
- * cycle e[0..*n), applied in place; false when there is none. */
-static bool shortcut(const ip_trace *h, ip_edge *e, uint32_t *n)
+ * cycle e[0..*n), applied in place (tmp: room for *n edges); false when
+ * there is none. */
+static bool shortcut(const ip_trace *h, ip_edge *e, uint32_t *n,
+                     ip_edge *tmp)
 {
     uint32_t m = *n, best_i = 0, best_d = 0;
     ip_edge best = {0}, cand;
     for (uint32_t i = 0; i < m; i++)
-        for (uint32_t d = 2; d + 1 < m + 1 && m - d + 1 >= 2; d++) {
+        for (uint32_t d = 2; d < m; d++) {
             uint32_t j = (i + d) % m;
             if (d > best_d && direct_edge(h, e[i].from, e[j].from, &cand)) {
                 best = cand;
@@ -301,29 +309,32 @@ static bool shortcut(const ip_trace *h, ip_edge *e, uint32_t *n)
     if (!best_d)
         return false;
     /* the new cycle: best, then the edges from the skipped-to node on */
-    ip_edge *tmp = malloc(m * sizeof *tmp);
-    if (!tmp)
-        return false;
     uint32_t k = 0;
     tmp[k++] = best;
     for (uint32_t s = 0; s < m - best_d; s++)
         tmp[k++] = e[(best_i + best_d + s) % m];
     memcpy(e, tmp, k * sizeof *e);
-    free(tmp);
     *n = k;
     return true;
 }
 
 bool ip_cycle_shorten(const ip_trace *h, const ip_cycle *c, ip_cycle *out)
 {
+    size_t room = (size_t)c->n_edges + 1;
     out->n_edges = 0;
-    out->edges = malloc(((size_t)c->n_edges + 1) * sizeof *out->edges);
-    if (!out->edges)
+    out->edges = malloc(room * sizeof *out->edges);
+    ip_edge *tmp = malloc(room * sizeof *tmp);
+    if (!out->edges || !tmp) {
+        free(out->edges);
+        free(tmp);
+        out->edges = NULL;
         return false;
+    }
     memcpy(out->edges, c->edges, c->n_edges * sizeof *c->edges);
     out->n_edges = c->n_edges;
-    while (out->n_edges > 2 && shortcut(h, out->edges, &out->n_edges))
+    while (out->n_edges > 2 && shortcut(h, out->edges, &out->n_edges, tmp))
         ;
+    free(tmp);
     return true;
 }
 
