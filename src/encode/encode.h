@@ -217,21 +217,18 @@ bool ip_encoder_refute_closed(ip_encoder *enc, const uint32_t *txn,
 /* A fact about a predicted history, over observed ids: read event
  * `a` is kept and reads from txn `b` (IP_FACT_READS), txn `a` is in the
  * history (IP_FACT_PRESENT), txn `a`'s write of key `b` is in it
- * (IP_FACT_WRITES), read event `a` is kept and reads from a writer other
- * than its observed one, whichever (IP_FACT_CHANGED, `b` unused: triage
- * forbids an instance's cycle reads changed in any way). */
-typedef enum {
-    IP_FACT_READS, IP_FACT_PRESENT, IP_FACT_WRITES, IP_FACT_CHANGED
-} ip_fact_kind;
+ * (IP_FACT_WRITES). */
+typedef enum { IP_FACT_READS, IP_FACT_PRESENT, IP_FACT_WRITES } ip_fact_kind;
 typedef struct ip_fact {
     uint8_t kind;             /* ip_fact_kind */
     uint32_t a, b;
 } ip_fact;
 
 /* Forbid any later model whose history has all n facts (a history with
- * them has a cycle that violates the model: the lazy weak-isolation
- * loop; or an instance of a bug class already found: triage).  False with err set on a fact the formula cannot state (a read
- * that cannot read from that writer). */
+ * them has a cycle that violates the model: the lazy weak-isolation loop;
+ * or holds an instance of a bug class already found: triage).  False
+ * with err set on a fact the formula cannot state (a read that cannot
+ * read from that writer). */
 bool ip_encoder_forbid(ip_encoder *enc, const ip_fact *facts, uint32_t n,
                        ip_error *err);
 

@@ -291,11 +291,6 @@ static Z3_ast fact_literal(ip_encoder *e, const ip_fact *f)
             if (e->cand_txn[c] == f->b)
                 return lit_and2(e, enc_read_kept(e, f->a), e->cx[c]);
         return NULL;
-    case IP_FACT_CHANGED:
-        /* false for a read with one candidate: it never changes */
-        if (f->a >= t->n_events || t->events[f->a].kind != IP_READ)
-            return NULL;
-        return enc_changed(e, f->a);
     }
     return NULL;
 }

@@ -373,8 +373,9 @@ bool ip_html_end(ip_html *page);
 
 /* ---- triage: the distinct bugs of a run (signature.c, triage.c) ---------
  *
- * A bug class is the signature of a prediction's witness cycle (the first
- * cycle of its ser verdict): its anomaly name, then the cycle as a cyclic
+ * A bug class is the signature of a prediction's class cycle (below: the
+ * shortest dependency cycle through the checker's witness): its anomaly
+ * name, then the cycle as a cyclic
  * sequence of (label of a transaction, edge kind, key family), rotated to
  * the lexicographically smallest start:
  *   "write skew: amalgamate -rw(chk:*)-> write_check -rw(sav:*)-> amalgamate"
@@ -385,7 +386,7 @@ bool ip_html_end(ip_html *page);
  * (POSIX extended), the part of the key it matches (its first group when
  * it has one; a key it does not match is its own family).
  * An instance of a class is the set of observed transactions on the
- * (shortened) cycle; two predictions with the same class and the same set are one
+ * class cycle; two predictions with the same class and the same set are one
  * instance, whatever reads they changed. */
 
 /* NULL with err set on a bad expression or OOM. */
@@ -407,6 +408,21 @@ char *ip_txn_label(const ip_trace *t, uint32_t x, const ip_key_family *kf);
  * through a session or a chain of reads, and one bug would otherwise get
  * a class per detour.  *out's edges malloc'ed; false on OOM. */
 bool ip_cycle_shorten(const ip_trace *h, const ip_cycle *c, ip_cycle *out);
+/* The cycle a prediction's class is named by (class_cycle.c): the
+ * shortest dependency cycle of history h through a transaction of the
+ * checker's witness, with `order` (the history's weak commit order) as
+ * version order: so (transitive), wr, ww between consecutive writers of
+ * a key, rw to the writer after the one read.  The witness shortened as
+ * above when no shorter one exists (or order is NULL).  *out's edges
+ * malloc'ed; false on OOM. */
+bool ip_class_cycle(const ip_trace *h, const uint32_t *order,
+                    uint32_t n_order, const ip_cycle *witness, ip_cycle *out);
+/* ip_class_cycle of p's history, commit order and witness. */
+bool ip_prediction_class_cycle(const ip_prediction *p, ip_cycle *out);
+/* The signature of p's class.  malloc'ed; NULL on OOM or without a
+ * witness. */
+char *ip_prediction_signature(const ip_prediction *p,
+                              const ip_key_family *kf);
 /* The signature of cycle c (shortened as above) over history h.
  * malloc'ed; NULL on OOM. */
 char *ip_cycle_signature(const ip_trace *h, const ip_cycle *c,
@@ -415,7 +431,7 @@ char *ip_cycle_signature(const ip_trace *h, const ip_cycle *c,
 const char *ip_signature_anomaly(const char *signature);
 
 /* The read events of p's base (ip_prediction_base) that p changed and
- * that its witness cycle goes through: the read of an rw edge's source
+ * that its class cycle goes through: the read of an rw edge's source
  * and of a wr edge's target, of the edge's key.  What triage forbids
  * changed once the instance is found.  *out malloc'ed (may be empty);
  * false when out of memory. */

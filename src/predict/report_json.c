@@ -121,8 +121,7 @@ static bool add_class(cJSON *j, const ip_prediction *p,
 {
     if (!p->history || p->ser_verdict.n_cycles == 0)
         return true;
-    const ip_cycle *c = &p->ser_verdict.cycles[0];
-    char *sig = ip_cycle_signature(p->history, c, o->key_family);
+    char *sig = ip_prediction_signature(p, o->key_family);
     cJSON *cls = sig ? cJSON_AddObjectToObject(j, "class") : NULL;
     bool ok = cls &&
               cJSON_AddStringToObject(cls, "anomaly",

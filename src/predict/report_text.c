@@ -58,8 +58,8 @@ const char *ip_cycle_anomaly(const ip_cycle *c)
     bool rw_a = a->kind == IP_EDGE_RW, rw_b = b->kind == IP_EDGE_RW;
     if (rw_a && rw_b && a->key != b->key)
         return "write skew";
-    bool rw_ww = (rw_a || b->kind == IP_EDGE_WW) &&
-                 (rw_b || a->kind == IP_EDGE_WW);
+    bool rw_ww = (rw_a || a->kind == IP_EDGE_WW) &&
+                 (rw_b || b->kind == IP_EDGE_WW);
     if ((rw_a || rw_b) && rw_ww && a->key == b->key)
         return "lost update";
     return NULL;
@@ -126,7 +126,7 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
         ip_cycle_describe(h, c, buf, sizeof buf);
         fprintf(out, "  unserializable, cycle: %s%s%s%s\n", buf,
                 name ? " (" : "", name ? name : "", name ? ")" : "");
-        char *sig = ip_cycle_signature(h, c, o->key_family);
+        char *sig = ip_prediction_signature(p, o->key_family);
         if (sig)
             fprintf(out, "  bug class: %s\n", sig);
         free(sig);

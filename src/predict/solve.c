@@ -102,9 +102,10 @@ static const char *solve_name(ip_solve_result r)
     return "error";
 }
 
-/* Triage: the facts "this read changed" of p's cycle reads, so that no
- * later model changes them all again in any way (the same instance with
- * other writers or truncations).  *n 0: nothing to forbid. */
+/* Triage: "this read reads from that writer" for each changed read of
+ * p's class cycle (ip_cycle_changed_reads), so that no later model holds
+ * the same instance again, whatever else it changes.  *n 0: nothing to
+ * forbid (no changed read on the cycle). */
 static bool cover_facts(problem *pb, const ip_prediction *p, ip_fact **f,
                         uint32_t *n)
 {
@@ -119,13 +120,16 @@ static bool cover_facts(problem *pb, const ip_prediction *p, ip_fact **f,
         return ip_fail(pb->err, "prediction: out of memory");
     }
     for (uint32_t i = 0; i < *n; i++)
-        (*f)[i] = (ip_fact){.kind = IP_FACT_CHANGED, .a = reads[i]};
+        (*f)[i] = (ip_fact){.kind = IP_FACT_READS, .a = reads[i],
+                            .b = p->assignment.writer[reads[i]]};
     free(reads);
     return true;
 }
 
-/* A confirmed candidate: block its changed reads, then hand it over;
- * under triage also forbid its instance once accept has seen it. */
+/* A confirmed candidate: block it, then hand it over.  Plain search
+ * blocks its set of changed reads; triage forbids the reads of its class
+ * cycle with their writers instead (every later model with them holds
+ * the same instance), which also covers what blocking would. */
 static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
                         uint32_t iter)
 {
@@ -134,25 +138,22 @@ static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
              p->n_changed);
     ip_fact *cover;
     uint32_t n_cover;
-    if (!cover_facts(pb, p, &cover, &n_cover) ||
-        !ip_encoder_block(enc, &p->assignment, pb->err)) {
-        free(cover);
+    bool ok = cover_facts(pb, p, &cover, &n_cover) &&
+              (n_cover ? ip_encoder_forbid(enc, cover, n_cover, pb->err)
+                       : ip_encoder_block(enc, &p->assignment, pb->err));
+    free(cover);
+    if (!ok) {
         ip_prediction_clear(p);
         return IP_PREDICT_ERROR;
     }
-    int r = IP_PREDICT_ERROR;
     switch (pb->accept(pb->ctx, p)) {
     case ACCEPT_KEPT:
     case ACCEPT_KNOWN:
-        r = !n_cover || ip_encoder_forbid(enc, cover, n_cover, pb->err)
-                ? -1 : IP_PREDICT_ERROR;
-        break;
-    case ACCEPT_REJECTED: r = -1; break;
-    case ACCEPT_ENOUGH: r = IP_PREDICT_FOUND; break;
+    case ACCEPT_REJECTED: return -1;
+    case ACCEPT_ENOUGH: return IP_PREDICT_FOUND;
     case ACCEPT_ERROR: break;
     }
-    free(cover);
-    return r;
+    return IP_PREDICT_ERROR;
 }
 
 /* What to do with one model; returns -1 to go on, else the result. */

@@ -215,7 +215,11 @@ static bool represent(ip_triage *tg, uint32_t i, const ip_trace *obs,
 {
     ip_bug_class *c = &tg->cls[i];
     char buf[1024];
-    ip_cycle_describe(p->history, &p->ser_verdict.cycles[0], buf, sizeof buf);
+    ip_cycle cy;
+    if (!ip_prediction_class_cycle(p, &cy))
+        return ip_fail(err, "triage: out of memory");
+    ip_cycle_describe(p->history, &cy, buf, sizeof buf);
+    free(cy.edges);
     char *words = strdup(buf);
     if (!words)
         return ip_fail(err, "triage: out of memory");
@@ -239,12 +243,11 @@ ip_triage_result ip_triage_add(ip_triage *tg, const ip_trace *obs,
         return IP_TRIAGE_ERROR;
     }
     ip_cycle cy = {0};
-    char *sig = ip_cycle_signature(p->history, &p->ser_verdict.cycles[0],
-                                   tg->kf);
-    uint32_t *txns = sig && ip_cycle_shorten(p->history,
-                                             &p->ser_verdict.cycles[0], &cy)
-                         ? malloc(((size_t)cy.n_edges + 1) * sizeof *txns)
-                         : NULL;
+    uint32_t *txns = NULL;
+    char *sig = ip_prediction_class_cycle(p, &cy)
+                    ? ip_cycle_signature(p->history, &cy, tg->kf) : NULL;
+    if (sig)
+        txns = malloc(((size_t)cy.n_edges + 1) * sizeof *txns);
     if (!sig || !txns) {
         free(sig);
         free(cy.edges);
@@ -326,12 +329,18 @@ bool ip_cycle_changed_reads(const ip_trace *obs, const ip_prediction *p,
         return false;
     if (!p->history || p->ser_verdict.n_cycles == 0)
         return true;
-    const ip_cycle *c = &p->ser_verdict.cycles[0];
+    ip_cycle c;
+    if (!ip_prediction_class_cycle(p, &c)) {
+        free(*out);
+        *out = NULL;
+        return false;
+    }
     for (uint32_t i = 0; i < p->n_changed; i++)
-        for (uint32_t j = 0; j < c->n_edges; j++)
-            if (edge_reads(base, p, &c->edges[j], &p->changed[i])) {
+        for (uint32_t j = 0; j < c.n_edges; j++)
+            if (edge_reads(base, p, &c.edges[j], &p->changed[i])) {
                 (*out)[(*n)++] = p->changed[i].event;
                 break;
             }
+    free(c.edges);
     return true;
 }
