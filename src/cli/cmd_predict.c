@@ -227,17 +227,18 @@ typedef struct out_files {
     char json[4200], dot[4200];
 } out_files;
 
-/* IP_EXIT_OK, or the exit status of the first failure (after a
- * message). */
+/* The files of predictions p[0..n), numbered from `first`: IP_EXIT_OK,
+ * or the exit status of the first failure (after a message). */
 static int write_outputs(const predict_args *a, const ip_trace *obs,
-                         const ip_prediction *p, uint32_t n, out_files *files)
+                         const ip_prediction *p, uint32_t n, uint32_t first,
+                         out_files *files)
 {
     if (n && !cli_make_dirs(a->out_dir))
         return IP_EXIT_USAGE;
     int status = IP_EXIT_OK;
     for (uint32_t i = 0; status == IP_EXIT_OK && i < n; i++) {
         char base[4096];
-        if (!free_base(a, i + 1, base, sizeof base))
+        if (!free_base(a, first + i, base, sizeof base))
             return IP_EXIT_USAGE;
         snprintf(files[i].json, sizeof files[i].json, "%s.json", base);
         status = write_json_file(files[i].json, obs, &p[i], a);
@@ -312,19 +313,57 @@ static void print_limit(const predict_args *a, const ip_predict_stats *st,
                 gib(a->opts.max_memory));
 }
 
-static void print_human(const predict_args *a, const ip_trace *obs,
-                        ip_predict_result r, const ip_prediction *p,
-                        uint32_t n, const out_files *files,
+/* What the report says of one prediction, made as soon as its files are
+ * written: its text (without --json) or its JSON object (with --json),
+ * so that the report needs nothing else of it. */
+typedef struct entry {
+    char *text;
+    cJSON *info;
+} entry;
+
+static void entries_free(entry *e, uint32_t n)
+{
+    for (uint32_t i = 0; e && i < n; i++) {
+        free(e[i].text);
+        cJSON_Delete(e[i].info);
+    }
+    free(e);
+}
+
+/* False when out of memory.  `slim`: the commit order is left to the
+ * file (a streamed report holds thousands of them). */
+static bool make_entry(const predict_args *a, const ip_trace *obs,
+                       const ip_prediction *p, const out_files *file,
+                       bool slim, entry *e)
+{
+    if (a->json) {
+        e->info = ip_prediction_info_cjson(obs, p, &a->opts, a->trace);
+        if (e->info && slim)
+            cJSON_DeleteItemFromObjectCaseSensitive(e->info, "commit_order");
+        return e->info &&
+               cJSON_AddStringToObject(e->info, "file", file->json) &&
+               cJSON_AddNumberToObject(e->info, "seconds", p->seconds) &&
+               (!a->dot || cJSON_AddStringToObject(e->info, "dot", file->dot));
+    }
+    size_t len = 0;
+    FILE *f = open_memstream(&e->text, &len);
+    if (!f)
+        return false;
+    ip_prediction_print(obs, p, &a->opts, f);
+    fprintf(f, "  written: %s%s%s\n", file->json, a->dot ? ", " : "",
+            a->dot ? file->dot : "");
+    bool ok = !ferror(f);
+    return fclose(f) == 0 && ok;
+}
+
+static void print_human(const predict_args *a, ip_predict_result r,
+                        const entry *e, uint32_t n,
                         const ip_predict_stats *st)
 {
     print_outcome_line(a, r, n, st);
     ip_search_print(&st->search, stdout);
-    for (uint32_t i = 0; i < n; i++) {
-        printf("prediction %u:\n", i + 1);
-        ip_prediction_print(obs, &p[i], &a->opts, stdout);
-        printf("  written: %s%s%s\n", files[i].json, a->dot ? ", " : "",
-               a->dot ? files[i].dot : "");
-    }
+    for (uint32_t i = 0; i < n; i++)
+        printf("prediction %u:\n%s", i + 1, e[i].text);
 }
 
 /* The numbers of the run, as the JSON "stats" object; false when out of
@@ -350,28 +389,11 @@ static bool add_stats(cJSON *sj, const ip_predict_stats *st)
     return true;
 }
 
-static bool add_prediction(cJSON *preds, const predict_args *a,
-                           const ip_trace *obs, const ip_prediction *p,
-                           const out_files *file)
-{
-    cJSON *info = ip_prediction_info_cjson(obs, p, &a->opts, a->trace);
-    if (!info)
-        return false;
-    if (!cJSON_AddItemToArray(preds, info)) {
-        cJSON_Delete(info);
-        return false;
-    }
-    return cJSON_AddStringToObject(info, "file", file->json) &&
-           cJSON_AddNumberToObject(info, "seconds", p->seconds) &&
-           (!a->dot || cJSON_AddStringToObject(info, "dot", file->dot));
-}
-
 /* The whole report as one JSON document on stdout; false (and a line on
  * stderr) when it could not be built: never a partial report. */
-static bool print_json(const predict_args *a, const ip_trace *obs,
-                       ip_predict_result r, const ip_prediction *p,
-                       uint32_t n, const out_files *files,
-                       const ip_predict_stats *st, const char *error)
+static bool print_json(const predict_args *a, ip_predict_result r,
+                       entry *e, uint32_t n, const ip_predict_stats *st,
+                       const char *error)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *preds = root ? cJSON_AddArrayToObject(root, "predictions") : NULL;
@@ -391,7 +413,8 @@ static bool print_json(const predict_args *a, const ip_trace *obs,
     if (search && !ok)
         cJSON_Delete(search);
     for (uint32_t i = 0; ok && i < n; i++)
-        ok = add_prediction(preds, a, obs, &p[i], &files[i]);
+        if ((ok = cJSON_AddItemToArray(preds, e[i].info)))
+            e[i].info = NULL;             /* the report owns it now */
     ok = ok && add_stats(sj, st);
     char *text = ok ? cJSON_Print(root) : NULL;
     if (text)
@@ -448,13 +471,73 @@ static int write_html(const predict_args *a, const ip_trace *obs,
              : status;
 }
 
+/* Streaming (--max-predictions above 1, no --html): each prediction's
+ * files are written and its report entry made as soon as it is found, so
+ * that time and memory do not grow with the predictions kept. */
+typedef struct stream {
+    const predict_args *a;
+    entry *e;
+    uint32_t n, cap;
+} stream;
+
+static bool stream_one(void *ctx, const ip_trace *obs, const ip_prediction *p,
+                       ip_error *err)
+{
+    stream *st = ctx;
+    const predict_args *a = st->a;
+    if (st->n == st->cap) {
+        uint32_t old = st->cap;
+        if (!ip_grow((void **)&st->e, &st->cap, sizeof *st->e))
+            return ip_fail(err, "prediction: out of memory");
+        memset(st->e + old, 0, (st->cap - old) * sizeof *st->e);
+    }
+    out_files file = {{0}, {0}};
+    if (write_outputs(a, obs, p, 1, st->n + 1, &file) != IP_EXIT_OK)
+        return ip_fail(err, "prediction %u could not be written",
+                       st->n + 1);
+    if (!make_entry(a, obs, p, &file, true, &st->e[st->n]))
+        return ip_fail(err, "prediction: out of memory");
+    st->n++;
+    return true;
+}
+
+/* The predictions as the library returned them: their files (and the
+ * --html page), then their entries. */
+static int keep_all(const predict_args *a, const ip_trace *obs,
+                    ip_predict_result r, const ip_prediction *p, uint32_t n,
+                    const ip_predict_stats *st, entry **out)
+{
+    out_files *files = calloc((size_t)n + 1, sizeof *files);
+    *out = calloc((size_t)n + 1, sizeof **out);
+    bool made = files && *out;
+    int status = made ? write_outputs(a, obs, p, n, 1, files)
+                      : IP_EXIT_UNKNOWN;
+    if (status == IP_EXIT_OK && a->html)
+        status = write_html(a, obs, r, p, n, files, st);
+    for (uint32_t i = 0; made && status == IP_EXIT_OK && i < n; i++)
+        made = make_entry(a, obs, &p[i], &files[i], false, &(*out)[i]);
+    if (!made) {
+        fprintf(stderr, "isopredict: out of memory\n");
+        status = IP_EXIT_UNKNOWN;
+    }
+    free(files);
+    return status;
+}
+
 static int run(const predict_args *a, const ip_trace *obs)
 {
+    ip_predict_opts o = a->opts;
+    stream sm = {.a = a};
+    if (o.max_predictions > 1 && !a->html) {
+        o.sink = stream_one;
+        o.sink_ctx = &sm;
+    }
     ip_prediction *p = NULL;
-    uint32_t n = 0;
+    uint32_t n = 0, n_run;
     ip_predict_stats st;
     ip_error err = {0};
-    ip_predict_result r = ip_predict_run(obs, &a->opts, &p, &n, &st, &err);
+    ip_predict_result r = ip_predict_run(obs, &o, &p, &n_run, &st, &err);
+    n = n_run;
     if (r == IP_PREDICT_UNCONFIRMED)
         fprintf(stderr, "isopredict: INTERNAL ERROR: a candidate prediction "
                 "failed independent confirmation: %s\nisopredict: this is a "
@@ -463,25 +546,24 @@ static int run(const predict_args *a, const ip_trace *obs)
     else if (r == IP_PREDICT_ERROR)
         fprintf(stderr, "isopredict: %s\n", err.msg);
     print_limit(a, &st, n);
-    out_files *files = calloc((size_t)n + 1, sizeof *files);
-    int status = cli_predict_status(r, n), written;
-    if (!files) {
-        fprintf(stderr, "isopredict: out of memory\n");
-        status = IP_EXIT_UNKNOWN;
-    } else if ((written = write_outputs(a, obs, p, n, files)) != IP_EXIT_OK ||
-               (a->html && (written = write_html(a, obs, r, p, n, files,
-                                                 &st)) != IP_EXIT_OK)) {
+    int status = cli_predict_status(r, n), written = IP_EXIT_OK;
+    entry *e = sm.e;
+    if (o.sink)
+        n = sm.n;                 /* the entries made, in the order found */
+    else
+        written = keep_all(a, obs, r, p, n, &st, &e);
+    if (written != IP_EXIT_OK) {
         status = written;             /* could not write where asked */
     } else if (a->json) {
-        if (!print_json(a, obs, r, p, n, files, &st,
+        if (!print_json(a, r, e, n, &st,
                         r == IP_PREDICT_UNCONFIRMED || r == IP_PREDICT_ERROR
                             ? err.msg : NULL))
             status = IP_EXIT_UNKNOWN;
     } else {
-        print_human(a, obs, r, p, n, files, &st);
+        print_human(a, r, e, n, &st);
     }
-    free(files);
-    ip_predictions_free(p, n);
+    entries_free(e, o.sink ? sm.cap : n);
+    ip_predictions_free(p, n_run);
     return status;
 }
 

@@ -101,6 +101,7 @@ typedef enum {
 
 typedef struct ip_triage ip_triage;           /* "Triage" below */
 typedef struct ip_key_family ip_key_family;   /* "Triage" below */
+typedef struct ip_prediction ip_prediction;   /* below */
 
 typedef struct ip_predict_opts {
     ip_level model;            /* IP_LVL_RC, _RA, _CAUSAL or _SI */
@@ -131,6 +132,15 @@ typedef struct ip_predict_opts {
     /* The key families of bug classes in reports (NULL: the digits
      * rule; "Triage" below).  Borrowed. */
     const ip_key_family *key_family;
+    /* Streaming: each confirmed prediction is handed to sink as soon as
+     * it is kept (one call at a time, p borrowed, obs the observed trace)
+     * and then freed, so memory does not grow with the predictions found;
+     * ip_predict_run's *out then holds emptied predictions (window,
+     * seconds and iteration only), in the report order.  False with err
+     * set ends the run with that error.  NULL: keep them all. */
+    bool (*sink)(void *ctx, const ip_trace *obs, const ip_prediction *p,
+                 ip_error *err);
+    void *sink_ctx;
 } ip_predict_opts;
 
 /* Defaults: causal, relaxed, approx, 600 s, 1 prediction, no progress,

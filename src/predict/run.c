@@ -49,6 +49,25 @@ bool run_signature(const run_state *rs, const ip_trace *base,
     return true;
 }
 
+/* Hand p to the caller's sink (under rs->lock) and keep only what the
+ * report order needs of it. */
+static accept_result stream(run_state *rs, ip_prediction *p)
+{
+    ip_error err = {0};
+    if (!rs->opts->sink(rs->opts->sink_ctx, rs->obs, p, &err)) {
+        if (rs->failure == IP_PREDICT_NONE) {
+            rs->failure = IP_PREDICT_ERROR;
+            *rs->err = err;
+        }
+        return ACCEPT_ERROR;
+    }
+    ip_prediction small = {.window = p->window, .seconds = p->seconds,
+                           .iteration = p->iteration};
+    ip_prediction_clear(p);
+    *p = small;
+    return ACCEPT_KEPT;
+}
+
 accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
                        uint32_t n_sig, uint32_t window)
 {
@@ -68,6 +87,9 @@ accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
     }
     if (r == ACCEPT_KEPT) {
         p->seconds = ip_now() - rs->start;
+        r = rs->opts->sink ? stream(rs, p) : ACCEPT_KEPT;
+    }
+    if (r == ACCEPT_KEPT) {
         rs->kept[rs->n_kept++] = (kept){.p = *p, .sig = sig, .n_sig = n_sig,
                                         .round = rs->round, .window = window};
         memset(p, 0, sizeof *p);

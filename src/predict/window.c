@@ -210,18 +210,13 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
             ip_fail(&err, "prediction: out of memory");
             r = ACCEPT_ERROR;
             ip_prediction_clear(&q);
-        } else if (o == CONFIRM_OK && rs->opts->triage) {
-            q.base = l.cut;
-            q.window = w->index;
-            q.iteration = p->iteration;
-            l.cut = NULL;
-            r = run_classify(rs, &q, l.cut_txn, &err);
         } else if (o == CONFIRM_OK) {
             q.base = l.cut;
             q.window = w->index;
             q.iteration = p->iteration;
             l.cut = NULL;
-            r = run_keep(rs, &q, sig, n_sig, w->index);
+            r = rs->opts->triage ? run_classify(rs, &q, l.cut_txn, &err)
+                                 : run_keep(rs, &q, sig, n_sig, w->index);
         } else {
             /* not a prediction of the observed program after all (the
              * folded state hid a constraint): the window goes on */

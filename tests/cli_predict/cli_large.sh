@@ -23,6 +23,27 @@ record() {   # record APP SESSIONS TXNS FILE
 }
 
 case $CASE in
+stream)
+    # thousands of predictions: each written as found, so the time limit
+    # holds with the writing, and every file the report names exists
+    record smallbank 10 100 s.json
+    t0=$(now)
+    "$BIN" predict --quiet --json --search bounded --window 32 --staleness 2 \
+        --max-predictions 100000 --timeout 4 --out o s.json >out 2>err
+    st=$?
+    [ "$st" = 1 ] || fail "exit $st, expected 1"
+    within 6.5 "$t0" || fail "--timeout 4 took more than 6.5 s"
+    n=$(jq '.predictions | length' out)
+    [ "$n" -ge 100 ] || fail "only $n predictions in 4 s"
+    [ "$(ls o/*.json | wc -l)" = "$n" ] || fail "files differ from the report"
+    jq -e 'all(.predictions[]; has("commit_order") | not) and
+           .search.stopped == "time limit"' out >/dev/null ||
+        fail "report: $(jq -c .search out)"
+    f=$(jq -r '.predictions[-1].file' out)
+    jq -e '.prediction.commit_order | length > 0' "$f" >/dev/null ||
+        fail "$f lacks its commit order"
+    "$BIN" check --level causal "$f" >/dev/null || fail "$f is not causal"
+    ;;
 timeout)
     # enumerating every prediction of this trace takes far longer than
     # 1 s (its formula alone takes about that long to generate)
