@@ -125,8 +125,9 @@ typedef struct ip_predict_opts {
     /* Triage ("Triage" below): NULL for a plain prediction run.  When
      * set, confirmed predictions are not returned: each goes to this
      * table (which may write its class's representative) and is freed;
-     * every instance's cycle reads are forbidden changed (coverage, not
-     * enumeration); max_predictions is ignored: the search runs until
+     * the changed reads of each one's class cycle, with their writers,
+     * are forbidden in later models (coverage, not enumeration);
+     * max_predictions is ignored: the search runs until
      * every window is searched, the time limit or the memory limit. */
     ip_triage *triage;
     /* The key families of bug classes in reports (NULL: the digits

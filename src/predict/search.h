@@ -32,9 +32,10 @@ typedef struct problem {
     /* takes ownership of *p whatever it returns */
     accept_result (*accept)(void *ctx, ip_prediction *p);
     void *ctx;
-    bool cover;               /* triage: after a prediction (kept or
-                                 known), forbid its cycle's reads changed
-                                 (ip_cycle_changed_reads) */
+    bool cover;               /* triage: after a prediction, forbid the
+                                 changed reads of its class cycle with
+                                 their writers (ip_cycle_changed_reads)
+                                 instead of blocking its changed reads */
     ip_predict_stats *stats;  /* counters are added to */
     ip_error *err;
 } problem;
