@@ -11,9 +11,9 @@
 #include "triage_report.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define CMD "triage"
 #define DEFAULT_OUT "isopredict-out"
@@ -177,13 +177,20 @@ static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
     if (!text)
         return ip_fail(err, "triage: out of memory writing %s",
                        rf->path[cls]);
-    unlink(rf->path[cls]);            /* ours, from earlier in this run */
+    /* a first representative goes to its new name; a smaller one is
+     * written beside it whole, then renamed over this run's own file, so
+     * the class never has no file or half a file */
+    char next[4500];
+    bool first = !cli_exists(rf->path[cls]);
+    snprintf(next, sizeof next, "%s%s", rf->path[cls], first ? "" : ".next");
     int status;
-    cli_file *f = cli_create_file(rf->path[cls], &status);
+    cli_file *f = cli_create_file(next, &status);
     if (f)
         status = cli_close_file(f, fputs(text, f->f) >= 0 &&
                                        fputc('\n', f->f) != EOF);
     cJSON_free(text);
+    if (status == IP_EXIT_OK && !first && rename(next, rf->path[cls]) != 0)
+        status = IP_EXIT_USAGE;
     return status == IP_EXIT_OK ||
            ip_fail(err, "triage: could not write %s", rf->path[cls]);
 }
