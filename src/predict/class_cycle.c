@@ -31,34 +31,42 @@ typedef struct key_order {
     uint32_t *txn;            /* writers of each key by commit position */
 } key_order;
 
-/* Writers of every key (txn 0 left out) in commit order. */
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return *x < *y ? -1 : *x > *y;
+}
+
+/* Writers of every key (txn 0 left out) in commit order: sorted as
+ * (position << 32 | txn), a window's history holding thousands of
+ * writers of a key. */
 static bool order_writers(const ip_trace *h, const uint32_t *pos,
                           key_order *ko)
 {
+    size_t all = h->key_writer_first[h->n_keys];
+    uint64_t *by_pos = malloc((all + 1) * sizeof *by_pos);
     ko->first = calloc((size_t)h->n_keys + 1, sizeof *ko->first);
-    ko->txn = malloc(((size_t)h->key_writer_first[h->n_keys] + 1) *
-                     sizeof *ko->txn);
-    if (!ko->first || !ko->txn)
+    ko->txn = malloc((all + 1) * sizeof *ko->txn);
+    if (!by_pos || !ko->first || !ko->txn) {
+        free(by_pos);
         return false;
+    }
     uint32_t k = 0;
     for (uint32_t key = 0; key < h->n_keys; key++) {
         ko->first[key] = k;
         for (uint32_t q = h->key_writer_first[key];
              q < h->key_writer_first[key + 1]; q++) {
-            uint32_t x = h->key_writer[q], j = k;
-            if (x == IP_INIT_TXN || pos[x] == IP_NONE)
-                continue;
-            /* insertion by position: a key has few writers per history
-             * in the shapes that matter, and they come almost sorted */
-            while (j > ko->first[key] && pos[ko->txn[j - 1]] > pos[x]) {
-                ko->txn[j] = ko->txn[j - 1];
-                j--;
-            }
-            ko->txn[j] = x;
-            k++;
+            uint32_t x = h->key_writer[q];
+            if (x != IP_INIT_TXN && pos[x] != IP_NONE)
+                by_pos[k++] = (uint64_t)pos[x] << 32 | x;
         }
+        qsort(by_pos + ko->first[key], k - ko->first[key], sizeof *by_pos,
+              cmp_u64);
     }
     ko->first[h->n_keys] = k;
+    for (uint32_t q = 0; q < k; q++)
+        ko->txn[q] = (uint32_t)by_pos[q];
+    free(by_pos);
     return true;
 }
 
