@@ -112,8 +112,14 @@ static int parse_args(const kv_app *app, int argc, char **argv, args *a)
     }
     if (optind < argc)
         return usage(app->name, "unexpected argument '%s'", argv[optind]);
-    if ((uint64_t)a->w.sessions * a->w.txns > (1u << 16))
-        return usage(app->name, "at most 65536 transactions in all");
+    /* a replay's happens-before matrix is n^2 bits; observation keeps
+     * only what it records */
+    uint64_t n = (uint64_t)a->w.sessions * a->w.txns;
+    if (a->replay && n > (1u << 16))
+        return usage(app->name, "a replay runs at most 65536 transactions "
+                     "in all");
+    if (n > (1u << 20))
+        return usage(app->name, "at most 1048576 transactions in all");
     return -1;
 }
 

@@ -60,11 +60,10 @@ kv_store *kv_store_new(uint32_t sessions, uint32_t max_txns, kv_error *err)
     st->txn_of = malloc((size_t)sessions * max_txns * sizeof *st->txn_of);
     st->last_committed = calloc(sessions, sizeof *st->last_committed);
     st->next_index = calloc(sessions, sizeof *st->next_index);
-    st->hb = calloc((size_t)(max_txns + 1) * st->hb_words, sizeof *st->hb);
     st->n_slots = 256;
     st->slots = malloc(st->n_slots * sizeof *st->slots);
     if (!st->txns || !st->txn_of || !st->last_committed || !st->next_index ||
-        !st->hb || !st->slots)
+        !st->slots)
         goto oom;
     memset(st->txn_of, 0xff, (size_t)sessions * max_txns * sizeof *st->txn_of);
     memset(st->slots, 0xff, st->n_slots * sizeof *st->slots);
