@@ -295,7 +295,10 @@ static ip_predict_result search(run_state *rs, ip_search_info *si)
     if (o->search == IP_SEARCH_BOUNDED && rs->has_order) {
         rs->round = 0;
         si->n_rounds = 1;
-        return run_round(rs, o->window, o->staleness, 0, &si->rounds[0]);
+        /* triage: every window gets its share of the time, so that a
+         * limited run looks at the whole trace */
+        return run_round(rs, o->window, o->staleness, o->triage ? -1 : 0,
+                         &si->rounds[0]);
     }
     bool lazy = o->weak == IP_WEAK_LAZY ||
                 (o->weak == IP_WEAK_AUTO && lazy_by_default(o, &si->estimate));

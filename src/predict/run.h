@@ -67,7 +67,9 @@ bool run_signature(const run_state *rs, const ip_trace *base,
  * cyclic.  `serializable` tells which. */
 bool run_observed_order(run_state *rs, bool *serializable);
 
-/* One bounded round over all windows of this shard (window.c). */
+/* One bounded round over all windows of this shard (window.c), each
+ * window given window_seconds (0: no limit of its own; negative: a fair
+ * share of the time left, as triage asks). */
 ip_predict_result run_round(run_state *rs, uint32_t window,
                             uint32_t staleness, double window_seconds,
                             ip_search_round *out);

@@ -375,6 +375,19 @@ static unsigned job_count(const ip_predict_opts *o)
     return n > 32 ? 32 : n;
 }
 
+/* Triage's time share of a window: the time left spread over the
+ * windows of the round (a window that needs more gives up, so that
+ * every part of the run is looked at), at least a quarter second; 0 (no
+ * share) without a time limit. */
+enum { MIN_SHARE_MS = 250 };
+static double fair_share(const run_state *rs, uint32_t windows, unsigned jobs)
+{
+    if (!rs->opts->timeout_ms || !windows)
+        return 0;
+    double share = 0.9 * guard_left(rs->g) * jobs / windows;
+    return share < MIN_SHARE_MS / 1000.0 ? MIN_SHARE_MS / 1000.0 : share;
+}
+
 ip_predict_result run_round(run_state *rs, uint32_t size, uint32_t staleness,
                             double window_seconds, ip_search_round *out)
 {
@@ -393,6 +406,8 @@ ip_predict_result run_round(run_state *rs, uint32_t size, uint32_t staleness,
     unsigned jobs = job_count(rs->opts);
     if (jobs > out->windows)
         jobs = out->windows ? out->windows : 1;
+    if (window_seconds < 0)
+        rd.window_seconds = fair_share(rs, out->windows, jobs);
     pthread_t th[32];
     unsigned started = 0;
     for (unsigned i = 1; i < jobs; i++)
