@@ -162,10 +162,15 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
 {
     unsigned ms;
     time_left(pb, &ms);
+    /* a checker gets at least a second past a window's own share, but
+     * never past the run's deadline: the checkers are not interrupted
+     * by the guard, which ends a run that overruns it */
+    unsigned run_ms = guard_check_ms(pb->g);
+    unsigned floor_ms = run_ms && run_ms < 1000 ? run_ms : 1000;
     confirm_ctx c = {.obs = pb->tr, .model = pb->eo.model,
                      .boundary = pb->eo.boundary, .encoding = pb->eo.encoding,
                      .lazy_weak = pb->eo.lazy_weak,
-                     .check_timeout_ms = ms && ms < 1000 ? 1000 : ms,
+                     .check_timeout_ms = ms && ms < floor_ms ? floor_ms : ms,
                      .err = pb->err};
     ip_prediction p;
     ip_pco pco;
