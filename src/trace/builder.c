@@ -254,7 +254,7 @@ static bool append_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
         b->op_line[b->n_ops] = line;
     if (b->op_extra)
         b->op_extra[b->n_ops] = IP_NONE;
-    if (kind != IP_READ || from == IP_NONE)
+    if (kind != IP_READ || (from == IP_NONE && from_kind != BLD_FROM_NOBODY))
         from_kind = BLD_FROM_NONE, from = IP_NONE;
     b->txns[txn].last_op = b->n_ops;
     b->txns[txn].n_ops++;
@@ -451,6 +451,14 @@ bool ip_builder_op_len(ip_builder *b, uint32_t txn, ip_op_kind kind,
         return oom(err), false;
     return add_op(b, txn, kind, key, klen, value, vlen, BLD_FROM_SID,
                   from_sid, line, err);
+}
+
+bool ip_builder_read_no_writer(ip_builder *b, uint32_t txn, const char *key,
+                               size_t klen, const char *value, size_t vlen,
+                               uint32_t line, ip_error *err)
+{
+    return add_op(b, txn, IP_READ, key, klen, value, vlen, BLD_FROM_NOBODY,
+                  IP_NONE, line, err);
 }
 
 bool ip_builder_read_candidates(ip_builder *b, uint32_t txn, const char *key,

@@ -19,7 +19,9 @@ typedef enum {
     BLD_FROM_NONE = 0,        /* resolve by (key, value) */
     BLD_FROM_HANDLE = 1,      /* from: the writer's handle */
     BLD_FROM_SID = 2,         /* from: sid of the writer's name */
-    BLD_FROM_LIST = 3         /* from: index into cands (candidates) */
+    BLD_FROM_LIST = 3,        /* from: index into cands (candidates) */
+    BLD_FROM_NOBODY = 4       /* no writer, not resolved by value (JSON
+                                 "from": null); from is IP_NONE */
 } bld_from;
 
 typedef struct pending_txn {

@@ -186,8 +186,8 @@ static const void *vslot_ahead(const finisher *f, uint32_t i, ip_op_kind kind)
     uint32_t value = op->value;
     if (value == IP_NONE && kind == IP_WRITE)
         value = BY_WRITER | op->txn;
-    else if (value == IP_NONE && op->local == BLD_FROM_HANDLE &&
-             op->from == IP_INIT_TXN)
+    else if ((value == IP_NONE && op->local == BLD_FROM_HANDLE &&
+              op->from == IP_INIT_TXN) || op->local == BLD_FROM_NOBODY)
         return f->vslots;         /* resolved without a probe */
     else if (value == IP_NONE && op->local == BLD_FROM_HANDLE)
         value = BY_WRITER | f->final_of[op->from];
@@ -614,6 +614,15 @@ static bool resolve_read(finisher *f, const read_ctx *r)
     op->from = IP_NONE;
     if (kind == BLD_FROM_LIST)
         return resolve_listed(f, r, from);
+    if (kind == BLD_FROM_NOBODY) {
+        /* the input says the read has no writer: an aborted reader keeps
+         * none (what the JSON writer writes for an aborted read whose
+         * writer was left undecided), a committed one reads thin air */
+        char msg[320];
+        snprintf(msg, sizeof msg, "reads key '%s' from no transaction "
+                 "(\"from\": null)", key_of(f, op->key));
+        return anomaly(f, r, IP_AN_THIN_AIR, IP_NONE, "from", msg);
+    }
     if (kind == BLD_FROM_SID && w == IP_NONE) {
         char msg[320];
         snprintf(msg, sizeof msg, "unknown transaction '%s'",
@@ -655,7 +664,8 @@ typedef struct walker {
 static bool settle_fast(const finisher *f, const read_ctx *r)
 {
     ip_op *op = &f->t->ops[r->op];
-    if (r->own_before != IP_NONE || op->local == BLD_FROM_LIST)
+    if (r->own_before != IP_NONE || op->local == BLD_FROM_LIST ||
+        op->local == BLD_FROM_NOBODY)
         return false;
     uint32_t w = named_writer(f, op);
     if (op->local == BLD_FROM_SID && w == IP_NONE)

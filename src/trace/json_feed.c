@@ -45,7 +45,8 @@ typedef struct feed_cmd {
     uint8_t kind;             /* op kind, status, or extra's ip_extra_at */
     uint8_t present, copied;  /* bit x: text x given / in the batch */
     uint32_t handle;          /* the session, txn or entity it is about */
-    uint32_t arg;             /* a txn's session; candidates' count */
+    uint32_t arg;             /* a txn's session; candidates' count; an
+                                 op's 1 for a read's "from": null */
     uint32_t len[3];
     text_at at[3];            /* candidates: key, value, the first id */
 } feed_cmd;
@@ -125,6 +126,10 @@ static bool apply_one(jr_feed *f, const feed_batch *bt, const feed_cmd *c)
         ip_builder_txn_status(b, c->handle, (ip_status)c->kind);
         return true;
     case CMD_OP:
+        if (c->arg)               /* a read's "from": null */
+            return ip_builder_read_no_writer(b, c->handle, s0, c->len[0],
+                                             text_of(bt, c, 1), c->len[1], 0,
+                                             &f->err);
         return ip_builder_op_len(b, c->handle, (ip_op_kind)c->kind, s0,
                                  c->len[0], text_of(bt, c, 1), c->len[1],
                                  text_of(bt, c, 2), c->len[2], 0, &f->err);
@@ -328,6 +333,7 @@ bool jr_feed_op(json_reader *r, uint32_t txn, ip_op_kind kind,
     feed_cmd *c = new_cmd(r, CMD_OP, (uint8_t)kind, txn);
     if (!c)
         return false;
+    c->arg = t->no_writer;
     return (put_text(r, c, 0, t->key, t->klen, in_input) &&
             put_text(r, c, 1, t->value, t->vlen, in_input) &&
             put_text(r, c, 2, t->from, t->flen, in_input)) || drop_cmd(r);

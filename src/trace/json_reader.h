@@ -152,6 +152,7 @@ bool jr_add_extra(json_reader *r, int level, const js_string *name);
 typedef struct jr_op_texts {
     const char *key, *value, *from;      /* value, from: NULL when absent */
     size_t klen, vlen, flen;
+    bool no_writer;                      /* a read's "from": null */
 } jr_op_texts;
 
 bool jr_feed_start(json_reader *r);

@@ -282,16 +282,20 @@ static bool read_op(json_reader *r, uint32_t txn, const where_ *w)
     if (from->streamed) {
         ok = add_candidates(r, txn, key, vt, w);
     } else {
-        if (from->kind != T_NONE && from->kind != T_STRING)
+        /* null: the read names no writer (and is not resolved by value) */
+        bool no_writer = from->kind == T_LITERAL && r->data[from->start] == 'n';
+        if (from->kind != T_NONE && from->kind != T_STRING && !no_writer)
             return jr_type_error(r, op_path(at, w, "from"), "must be a "
-                                 "non-empty transaction id or a list of them");
+                                 "non-empty transaction id, a list of them "
+                                 "or null");
         if (from->kind == T_STRING &&
             (ft = jr_string_text(r, &from->str)) == SIZE_MAX)
             return false;
         if (ft != SIZE_MAX && !r->text.p[ft])
             return jr_type_error(r, op_path(at, w, "from"), "must be a "
-                                 "non-empty transaction id or a list of them");
-        jr_op_texts t = {.key = r->text.p + key};
+                                 "non-empty transaction id, a list of them "
+                                 "or null");
+        jr_op_texts t = {.key = r->text.p + key, .no_writer = no_writer};
         t.klen = strlen(t.key);
         if (vt != SIZE_MAX) {
             t.value = r->text.p + vt;

@@ -336,6 +336,14 @@ bool ip_builder_op_len(ip_builder *b, uint32_t txn, ip_op_kind kind,
                        size_t vlen, const char *from, size_t flen,
                        uint32_t line, ip_error *err);
 
+/* A read that names no writer (JSON "from": null; texts as for
+ * ip_builder_op_len): it is not resolved by value.  An aborted
+ * transaction's read keeps no writer; a committed transaction's is a
+ * thin-air read (strict: an input error; lenient: an anomaly). */
+bool ip_builder_read_no_writer(ip_builder *b, uint32_t txn, const char *key,
+                               size_t klen, const char *value, size_t vlen,
+                               uint32_t line, ip_error *err);
+
 /* A read of one of several writers: from[0..n) name the candidate
  * transactions (n >= 1; one is the same as ip_builder_op's `from`).  Each
  * must be a committed transaction other than the reader (or the initial

@@ -1,7 +1,9 @@
 /*
  * write_json.c - a trace as canonical JSON.  Reads always carry an explicit
- * "from", so the output reads back to the same trace whatever the input
- * format resolved by value.
+ * "from" - the writer, the candidates of an ambiguous read, or null for a
+ * read left without a writer - so the output reads back to the same trace
+ * whatever the input format resolved by value (with its own initial
+ * value, which JSON does not carry).
  */
 #include "trace.h"
 
@@ -42,12 +44,15 @@ static bool add_extra(cJSON *obj, const ip_trace *t, uint32_t extra)
     return ok;
 }
 
-/* An ambiguous read (index amb, or IP_NONE for none) lists its
- * candidate writers. */
+/* An ambiguous read (index amb) lists its candidate writers; a read
+ * with no writer and no candidates (IP_NONE: an aborted transaction's
+ * read whose writer was left undecided, or a thin-air read kept by
+ * lenient mode) says so with null, lest it be resolved by value when
+ * read back. */
 static bool add_candidates(cJSON *o, const ip_trace *t, uint32_t amb)
 {
     if (amb == IP_NONE)
-        return true;
+        return cJSON_AddNullToObject(o, "from") != NULL;
     cJSON *list = cJSON_AddArrayToObject(o, "from");
     for (uint32_t i = t->amb_first[amb]; list && i < t->amb_first[amb + 1];
          i++) {
