@@ -426,6 +426,89 @@ static void test_aborted_readers(void)
     }
 }
 
+/* "from": null: the read names no writer and is not resolved by value.
+ * An aborted reader keeps none (whatever its value matches, its own write
+ * before it too); a committed reader reads thin air: an input error, or
+ * in lenient mode an anomaly without a writer.  Either way the writer
+ * writes null back, and the trace reads back the same. */
+static void test_from_null(void)
+{
+    const char *w1 = "{\"id\":\"w1\",\"ops\":[{\"op\":\"write\",\"key\":"
+                     "\"k\",\"value\":1}]}";
+    char buf[2048];
+    /* aborted: a value w1 wrote last, and a read of its own write */
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"status\":\"aborted\","
+             "\"ops\":[{\"op\":\"read\",\"key\":\"k\",\"from\":null,"
+             "\"value\":1},{\"op\":\"write\",\"key\":\"j\",\"value\":2},"
+             "{\"op\":\"read\",\"key\":\"j\",\"value\":2,\"from\":null}]}",
+             w1);
+    for (int m = 0; m < 2; m++) {
+        ip_mode mode = m ? IP_LENIENT : IP_STRICT;
+        ip_error err = {0};
+        ip_trace *t = parse(wrap(buf, NULL), mode, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_EQUAL(t->n_anomalies, 0);
+        const ip_txn *x = &t->txns[txn_named(t, "r")];
+        for (uint32_t i = 0; i < 3; i += 2) {
+            CU_ASSERT_EQUAL(t->ops[x->op_first + i].from, IP_NONE);
+            CU_ASSERT_FALSE(t->ops[x->op_first + i].local);
+        }
+        char *out1 = json_of(t);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out1, "{\"op\":\"read\",\"key\":\"k\","
+                                            "\"from\":null,\"value\":1}"));
+        ip_trace *u = ip_read_json("out.json", out1, strlen(out1), mode, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        x = &u->txns[txn_named(u, "r")];
+        CU_ASSERT_EQUAL(u->ops[x->op_first].from, IP_NONE);
+        char *out2 = json_of(u);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out2);
+        CU_ASSERT_STRING_EQUAL(out1, out2);
+        free(out1);
+        free(out2);
+        ip_trace_free(u);
+        ip_trace_free(t);
+    }
+
+    /* committed: thin air */
+    snprintf(buf, sizeof buf, "%s,{\"id\":\"r\",\"ops\":[{\"op\":\"read\","
+             "\"key\":\"k\",\"from\":null,\"value\":1}]}", w1);
+    expect_error(wrap(buf, NULL), IP_STRICT, "transactions[1].ops[0].from",
+                 "reads key 'k' from no transaction (\"from\": null) "
+                 "(thin-air read)");
+    ip_error err = {0};
+    ip_trace *t = parse(wrap(buf, NULL), IP_LENIENT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL_FATAL(t->n_anomalies, 1);
+    CU_ASSERT_EQUAL(t->anomalies[0].kind, IP_AN_THIN_AIR);
+    CU_ASSERT_EQUAL(t->anomalies[0].writer, IP_NONE);
+    const ip_txn *x = &t->txns[txn_named(t, "r")];
+    CU_ASSERT_EQUAL(t->ops[x->op_first].from, IP_NONE);
+    CU_ASSERT_EQUAL(x->ev_count, 0);
+    char *out1 = json_of(t);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out1);
+    ip_trace *u = ip_read_json("out.json", out1, strlen(out1), IP_LENIENT,
+                               &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    CU_ASSERT_EQUAL(u->n_anomalies, 1);
+    char *out2 = json_of(u);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out2);
+    CU_ASSERT_STRING_EQUAL(out1, out2);
+    free(out1);
+    free(out2);
+    ip_trace_free(u);
+    ip_trace_free(t);
+
+    /* null only for reads; other literals are no writer */
+    expect_error(wrap("{\"id\":\"w\",\"ops\":[{\"op\":\"write\",\"key\":"
+                      "\"k\",\"from\":null}]}", NULL), IP_STRICT,
+                 "ops[0].from", "a write has no \"from\"");
+    expect_error(wrap("{\"id\":\"r\",\"ops\":[{\"op\":\"read\",\"key\":"
+                      "\"k\",\"from\":false}]}", NULL), IP_STRICT,
+                 "ops[0].from", "must be a non-empty transaction id, a list "
+                 "of them or null");
+}
+
 /* Strict schema (TRACE_FORMAT.md): an unknown field at any level is an
  * input error naming its JSON path and, for a near miss, the field meant;
  * lenient mode ignores it. */
@@ -671,6 +754,7 @@ int main(void)
     CU_add_test(s, "valueless writers", test_valueless_writers);
     CU_add_test(s, "lenient anomalies", test_lenient_anomalies);
     CU_add_test(s, "aborted readers", test_aborted_readers);
+    CU_add_test(s, "reads with \"from\": null", test_from_null);
     CU_add_test(s, "builder api", test_builder_api);
     CU_add_test(s, "one string id per text", test_one_sid_per_text);
     CU_add_test(s, "op lines and tool fields follow their ops",

@@ -93,6 +93,17 @@ run "convert bad --from" 2 "$BIN" convert --from xml "$AW" - &&
 run "convert one arg" 2 "$BIN" convert "$AW"
 run "convert wrong reader" 2 "$BIN" convert --from plume "$AW" - &&
     has "convert wrong reader" "$WORK/err" "lost-update.txt:1: column 1:"
+# an aborted read of a value both the initial value (0) and t1 wrote keeps
+# no writer: JSON says so ("from": null) and reads back the same, text too
+printf 'w(1,0,1,1)\nr(1,0,2,-1)\n' >"$WORK/undecided.plume"
+run "convert undecided aborted read" 0 "$BIN" convert "$WORK/undecided.plume" \
+    "$WORK/undecided.json" &&
+    has "convert undecided aborted read" "$WORK/undecided.json" \
+        '{"op":"read","key":"1","from":null,"value":0}'
+run "convert undecided aborted read again" 0 "$BIN" convert \
+    "$WORK/undecided.json" - &&
+    { cmp -s "$WORK/out" "$WORK/undecided.json" ||
+          fail "convert undecided aborted read: json -> json changed the text"; }
 
 # ---- stats -----------------------------------------------------------------
 run "stats" 0 "$BIN" stats "$AW" &&

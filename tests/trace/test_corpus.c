@@ -120,10 +120,53 @@ static void test_plume_round_trip(void)
     ip_trace_free(u);
 }
 
+/* An aborted read of a value that is both the initial value (0 in plume)
+ * and a committed write: its candidates are init and t1, and an aborted
+ * read keeps none.  JSON records no initial value, so the read came back
+ * from t1 until the writer said "from": null (issue 27 item 5a; the fuzz
+ * regression regress/plume-aborted-read-initial-and-written-value.txt). */
+static void test_plume_aborted_read_undecided(void)
+{
+    const char *src = "w(1,0,1,1)\nr(1,0,2,-1)\n";
+    for (int m = 0; m < 2; m++) {
+        ip_mode mode = m ? IP_LENIENT : IP_STRICT;
+        ip_error err = {0};
+        ip_trace *t = ip_read_plume("p.plume", src, strlen(src), mode, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_EQUAL(t->n_anomalies, 0);
+        CU_ASSERT_EQUAL(t->n_ambiguous, 0);
+        CU_ASSERT_EQUAL_FATAL(t->n_ops, 2);
+        CU_ASSERT_EQUAL(t->ops[1].kind, IP_READ);
+        CU_ASSERT_EQUAL(t->ops[1].from, IP_NONE);
+        size_t n1, n2;
+        char *j1 = trace_json_text(t, &n1);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(j1, "{\"op\":\"read\",\"key\":\"1\","
+                                          "\"from\":null,\"value\":0}"));
+        ip_trace *u = ip_read_json("p.json", j1, n1, mode, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        char why[256] = "";
+        bool eq = trace_equal(t, u, why, sizeof why);
+        if (!eq)
+            fprintf(stderr, "\n  round trip differs: %s\n", why);
+        CU_ASSERT_TRUE(eq);
+        CU_ASSERT_EQUAL(u->ops[1].from, IP_NONE);
+        char *j2 = trace_json_text(u, &n2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j2);
+        CU_ASSERT_TRUE(n1 == n2 && memcmp(j1, j2, n1) == 0);
+        free(j1);
+        free(j2);
+        ip_trace_free(t);
+        ip_trace_free(u);
+    }
+}
+
 void add_corpus_tests(CU_pSuite s)
 {
     CU_add_test(s, "awdit-tests corpus round trip", test_awdit_corpus);
     CU_add_test(s, "isopredict microbenchmark round trip",
                 test_isopredict_corpus);
     CU_add_test(s, "plume round trip", test_plume_round_trip);
+    CU_add_test(s, "plume aborted read of the initial and a written value",
+                test_plume_aborted_read_undecided);
 }

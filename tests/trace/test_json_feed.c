@@ -108,6 +108,11 @@ static char *document(const faults *f, size_t *len)
         }
         fprintf(o, "]}");
     }
+    /* an aborted read that names no writer (a "from": null command):
+     * not resolved by value, though k00's value 0 has a writer */
+    fprintf(o, ",\n {\"id\":\"sx\",\"transactions\":[{\"id\":\"ab\","
+            "\"status\":\"aborted\",\"ops\":[{\"op\":\"read\","
+            "\"key\":\"k00\",\"from\":null,\"value\":0}]}]}");
     fprintf(o, "],\"comment\":\"end\"}\n");
     fclose(o);
     *len = n;
@@ -147,8 +152,12 @@ static bool read_both_ways(const faults *f, char *msg, size_t cap)
                 one ? "(read)" : e1.msg, two ? "(read)" : e2.msg, why);
     snprintf(msg, cap, "%s", one ? "" : e1.msg);
     CU_ASSERT_TRUE(len < (1 << 20));   /* one thread below json_feed's 1 MB */
-    if (one)
+    if (one) {
         CU_ASSERT_TRUE(one->n_ops + one->n_txns > 6 * 2048); /* > 4 batches */
+        const ip_txn *ab = &one->txns[one->n_txns - 1];
+        CU_ASSERT_STRING_EQUAL(ip_txn_name(one, one->n_txns - 1), "ab");
+        CU_ASSERT_EQUAL(one->ops[ab->op_first].from, IP_NONE);
+    }
     ip_trace_free(one);
     ip_trace_free(two);
     free(doc);
