@@ -30,6 +30,7 @@ int cmd_dot(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 /* How severe an exit status is, 2 > 3 > 4 > 1 > 0 (0 to 4), and the more
  * severe of two: what a run of several traces exits with. */

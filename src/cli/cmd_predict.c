@@ -375,6 +375,8 @@ static bool add_stats(cJSON *sj, const ip_predict_stats *st)
         { "solver_calls", st->solver_calls },
         { "refuted_orders", st->refuted_orders },
         { "refuted_pcos", st->refuted_pcos },
+        { "refuted_violations", st->refuted_cycles },
+        { "refuted_illegal", st->refuted_illegal },
         { "gen_seconds", st->encode.gen_seconds },
         { "solve_seconds", st->encode.solve_seconds },
         { "formula_txns", st->encode.txns },

@@ -21,6 +21,7 @@ static const command commands[] = {
     {"convert", cmd_convert, "convert a trace between formats"},
     {"stats", cmd_stats, "summarise a trace"},
     {"dot", cmd_dot, "draw a trace as a Graphviz graph"},
+    {"verify", cmd_verify, "prove prediction files legal, without the solver"},
     {"validate", cmd_validate, "replay a prediction in its application"},
     {"report", cmd_report, "an HTML report of prediction files"},
 };

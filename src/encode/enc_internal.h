@@ -160,6 +160,8 @@ bool enc_forced_before(const ip_encoder *e, uint32_t a, uint32_t b);
 bool enc_feasible(ip_encoder *e, ip_error *err);
 Z3_ast enc_g(const ip_encoder *e, uint32_t s, int64_t j);
 Z3_ast enc_read_kept(const ip_encoder *e, uint32_t ev);
+/* relaxed: txn x is at or before its session's boundary transaction */
+Z3_ast enc_in_boundary(const ip_encoder *e, uint32_t x);
 Z3_ast enc_write_exists(const ip_encoder *e, uint32_t txn, uint32_t key);
 Z3_ast enc_txn_present(const ip_encoder *e, uint32_t txn);
 Z3_ast enc_changed(ip_encoder *e, uint32_t ev);

@@ -8,7 +8,7 @@
  * assignment into a predicted history, confirming it and reporting it is
  * the predictor's job (predict.h); the encoder only builds formulas,
  * solves them and takes further constraints:
- *   - ip_encoder_block: forbid an assignment's set of changed reads
+ *   - ip_encoder_block: forbid a set of changed reads
  *     (enumeration of distinct predictions);
  *   - ip_encoder_refute_order: add "this total order is not a valid commit
  *     order of the predicted history" - the counterexample-guided loop that
@@ -46,9 +46,13 @@
  *     boundary read is a changed read.
  *   - relaxed: boundary = a txn holding a read; it need not change a read.
  *     Its reads choose writers inside the boundary; the history is the
- *     in-boundary txns not happening after a boundary txn (encoded
- *     exactly: hb is acyclic inside the boundary, so the recursive
- *     definition has a single solution).
+ *     in-boundary txns not happening after a boundary txn.  Eager weak
+ *     isolation encodes it exactly: the commit positions make hb acyclic
+ *     inside the boundary, so the recursive definition has a single
+ *     solution.  Lazy weak isolation has no positions: a model may make
+ *     hb cyclic there (boundary transactions reading from each other's
+ *     successors); the caller finds such a cycle (ip_legality_check) and
+ *     forbids it with IP_FACT_CHOOSES facts.
  *   - every kept read's writer is in the predicted history; reads beyond
  *     the boundary are fixed to the observed writer (no duplicate models).
  *   - approx-rank: only "pco edge => justified with lower rank" is
@@ -122,8 +126,11 @@ typedef struct ip_encode_opts {
  *                relaxed - the txn id of session s's boundary transaction,
  *                          or IP_NONE for the session end.
  *  writer[e]:    for every read event e of the trace: the writer chosen;
- *                IP_NONE for write events and for reads that the boundary
- *                drops from the predicted history.
+ *                IP_NONE for write events and for reads beyond their
+ *                session's boundary.  Relaxed: set for every read of a
+ *                transaction inside the boundary, also when the history
+ *                drops that transaction (its reads say why it is dropped:
+ *                ip_legality_check in predict.h).
  */
 typedef struct ip_assignment {
     uint32_t *boundary;       /* n_sessions entries */
@@ -192,9 +199,11 @@ void ip_encoder_free(ip_encoder *enc);
 ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
                                  ip_assignment *out, ip_error *err);
 
-/* Forbid any later model from having exactly a's set of changed reads
- * (also when that set is empty: then some read must change). */
-bool ip_encoder_block(ip_encoder *enc, const ip_assignment *a, ip_error *err);
+/* Forbid any later model from having exactly this set of changed reads
+ * (read events kept in the history with a writer other than the observed
+ * one; which writer does not matter).  n = 0: some read must change. */
+bool ip_encoder_block(ip_encoder *enc, const uint32_t *changed, uint32_t n,
+                      ip_error *err);
 
 /* Forbid any later model whose predicted history admits `order` (txn ids,
  * n entries, a serial order of some earlier candidate; completed by the
@@ -217,8 +226,13 @@ bool ip_encoder_refute_closed(ip_encoder *enc, const uint32_t *txn,
 /* A fact about a predicted history, over observed ids: read event
  * `a` is kept and reads from txn `b` (IP_FACT_READS), txn `a` is in the
  * history (IP_FACT_PRESENT), txn `a`'s write of key `b` is in it
- * (IP_FACT_WRITES). */
-typedef enum { IP_FACT_READS, IP_FACT_PRESENT, IP_FACT_WRITES } ip_fact_kind;
+ * (IP_FACT_WRITES); relaxed only: read event `a` is inside the boundary
+ * and chooses txn `b`, whether or not the history keeps its transaction
+ * (IP_FACT_CHOOSES), txn `a` is inside the boundary (IP_FACT_INSIDE). */
+typedef enum {
+    IP_FACT_READS, IP_FACT_PRESENT, IP_FACT_WRITES, IP_FACT_CHOOSES,
+    IP_FACT_INSIDE
+} ip_fact_kind;
 typedef struct ip_fact {
     uint8_t kind;             /* ip_fact_kind */
     uint32_t a, b;
@@ -226,7 +240,8 @@ typedef struct ip_fact {
 
 /* Forbid any later model whose history has all n facts (a history with
  * them has a cycle that violates the model: the lazy weak-isolation loop;
- * or holds an instance of a bug class already found: triage).  False
+ * or an hb cycle inside the boundary: the legality loop; or holds an
+ * instance of a bug class already found: triage).  False
  * with err set on a fact the formula cannot state (a read that cannot
  * read from that writer). */
 bool ip_encoder_forbid(ip_encoder *enc, const ip_fact *facts, uint32_t n,

@@ -248,10 +248,12 @@ static bool read_model(ip_encoder *e, Z3_model m, ip_assignment *out,
             continue;
         uint32_t s = t->txns[t->events[v].txn].session;
         uint32_t b = out->boundary[s];
-        bool kept = strict ? b == IP_NONE ||
-                                 e->units_before[v] <= e->units_before[b]
-                           : model_true(e, m, enc_read_kept(e, v));
-        if (kept)
+        /* relaxed: every read inside the boundary, also of a transaction
+         * the history drops - its writers say why it is dropped */
+        bool inside = strict ? b == IP_NONE ||
+                                   e->units_before[v] <= e->units_before[b]
+                             : model_true(e, m, enc_in_boundary(e, t->events[v].txn));
+        if (inside)
             out->writer[v] = model_writer(e, m, v, v == b);
     }
     return enc_z3_ok(e, err, "reading the model");

@@ -28,7 +28,7 @@ Z3_ast enc_g(const ip_encoder *e, uint32_t s, int64_t j)
 }
 
 /* relaxed: is txn x at or before its session's boundary transaction? */
-static Z3_ast in_bound(const ip_encoder *e, uint32_t x)
+Z3_ast enc_in_boundary(const ip_encoder *e, uint32_t x)
 {
     if (x == IP_INIT_TXN)
         return e->t;
@@ -271,7 +271,7 @@ static void encode_read(ip_encoder *e, uint32_t v)
             continue;
         /* a kept read reads a write inside the boundary */
         Z3_ast c[3] = { lit_not(e, e->cx[first + i]), lit_not(e, kept),
-                        in_bound(e, w) };
+                        enc_in_boundary(e, w) };
         enc_clause(e, c, 3);
     }
 }
@@ -291,7 +291,7 @@ static bool make_inclusion(ip_encoder *e, ip_error *err)
         Z3_ast prev_taint = e->f;
         for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count;
              x++) {
-            Z3_ast inb = in_bound(e, x);
+            Z3_ast inb = enc_in_boundary(e, x);
             if (e->rel[x] == IP_NONE) {
                 /* reads initial values only: tainted only through so */
                 e->inc[x] = lit_and2(e, inb, lit_not(e, prev_taint));
@@ -366,7 +366,7 @@ static void relaxed_group_lits(ip_encoder *e, const enc_group *g, uint32_t gi,
         }
         Z3_ast any = lit_or_def(e, buf, g->ev_count, "wrk", gi, i);
         e->gwr_hist[g->wr_first + i] = lit_and2(e, any, e->inc[g->txn]);
-        e->gwr_bound[g->wr_first + i] = lit_and2(e, any, in_bound(e, g->txn));
+        e->gwr_bound[g->wr_first + i] = lit_and2(e, any, enc_in_boundary(e, g->txn));
     }
 }
 

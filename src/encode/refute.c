@@ -248,27 +248,40 @@ bool ip_encoder_set_fill(ip_encoder *enc, const uint32_t *order, uint32_t n,
     return true;
 }
 
-bool ip_encoder_block(ip_encoder *enc, const ip_assignment *a, ip_error *err)
+bool ip_encoder_block(ip_encoder *enc, const uint32_t *changed, uint32_t n,
+                      ip_error *err)
 {
-    if (!enc || !a || !a->writer)
-        return ip_fail(err, "encode: block: no encoder or assignment");
+    if (!enc || (!changed && n))
+        return ip_fail(err, "encode: block: no encoder or reads");
     const ip_trace *t = enc->tr;
+    uint8_t *is_changed = calloc((size_t)t->n_events + 1, 1);
+    if (!is_changed)
+        return ip_fail(err, "encode: out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        if (changed[i] >= t->n_events || t->events[changed[i]].kind != IP_READ) {
+            free(is_changed);
+            return ip_fail(err, "encode: block: event %u is not a read",
+                           changed[i]);
+        }
+        is_changed[changed[i]] = 1;
+    }
     lit_vec v = { 0 };
-    for (uint32_t e = 0; e < t->n_events; e++) {
+    bool ok = true;
+    for (uint32_t e = 0; ok && e < t->n_events; e++) {
         if (t->events[e].kind != IP_READ ||
             enc->cand_first[e + 1] - enc->cand_first[e] < 2)
             continue;
-        bool changed = a->writer[e] != IP_NONE &&
-                       a->writer[e] != t->events[e].writer;
         Z3_ast c = enc_changed(enc, e);
-        if (!vpush(&v, changed ? lit_not(enc, c) : c)) {
-            free(v.a);
-            return ip_fail(err, "encode: out of memory");
-        }
+        ok = vpush(&v, is_changed[e] ? lit_not(enc, c) : c);
+    }
+    free(is_changed);
+    if (!ok) {
+        free(v.a);
+        return ip_fail(err, "encode: out of memory");
     }
     enc_clause(enc, v.a, v.n);
     free(v.a);
-    return enc_z3_ok(enc, err, "blocking an assignment");
+    return enc_z3_ok(enc, err, "blocking a set of changed reads");
 }
 
 /* The literal of one fact, or NULL for a fact the formula cannot state. */
@@ -283,13 +296,22 @@ static Z3_ast fact_literal(ip_encoder *e, const ip_fact *f)
             ip_write_event(t, f->a, f->b) == IP_NONE)
             return NULL;
         return enc_write_exists(e, f->a, f->b);
+    case IP_FACT_INSIDE:
+        return f->a < t->n_txns && e->opts.boundary == IP_BOUNDARY_RELAXED
+                   ? enc_in_boundary(e, f->a) : NULL;
     case IP_FACT_READS:
-        if (f->a >= t->n_events || t->events[f->a].kind != IP_READ)
+    case IP_FACT_CHOOSES:
+        if (f->a >= t->n_events || t->events[f->a].kind != IP_READ ||
+            (f->kind == IP_FACT_CHOOSES &&
+             e->opts.boundary != IP_BOUNDARY_RELAXED))
             return NULL;
         for (uint32_t c = e->cand_first[f->a]; c < e->cand_first[f->a + 1];
              c++)
             if (e->cand_txn[c] == f->b)
-                return lit_and2(e, enc_read_kept(e, f->a), e->cx[c]);
+                return lit_and2(e, f->kind == IP_FACT_READS
+                                       ? enc_read_kept(e, f->a)
+                                       : enc_in_boundary(e, t->events[f->a].txn),
+                                e->cx[c]);
         return NULL;
     }
     return NULL;

@@ -146,13 +146,27 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
     memset(a, 0, sizeof *a);
     p->n_sessions = c->obs->n_sessions;
     ip_error why = {0};
-    if (!ip_assignment_conforms(c->obs, &p->assignment, c->boundary, &why)) {
-        if (why.oom)
-            return ip_fail(c->err, "prediction: out of memory checking the "
-                           "boundary rules"), CONFIRM_ERROR;
+    ip_legality local, *l = c->legal ? c->legal : &local;
+    ip_legal_result lr = ip_legality_check(c->obs, &p->assignment,
+                                           c->boundary, l, &why);
+    if (l == &local)
+        ip_legality_free(l);
+    switch (lr) {
+    case IP_LEGAL_OK:
+        break;
+    case IP_LEGAL_HB_CYCLE:
+        if (c->lazy_weak)             /* no commit positions to stop it */
+            return CONFIRM_ILLEGAL;
+        ip_fail(c->err, "the encoder's model is not a legal prediction: %s",
+                why.msg);
+        return CONFIRM_BUG;
+    case IP_LEGAL_BROKEN:
         ip_fail(c->err, "the encoder's model breaks the boundary rules: %s",
                 why.msg);
         return CONFIRM_BUG;
+    case IP_LEGAL_ERROR:
+        return ip_fail(c->err, "prediction: out of memory checking the "
+                       "boundary rules"), CONFIRM_ERROR;
     }
     p->history = ip_history_from_assignment(c->obs, &p->assignment,
                                             c->boundary, &p->map, &why);
@@ -160,10 +174,10 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
         if (why.oom)
             return ip_fail(c->err, "prediction: out of memory building the "
                            "predicted history"), CONFIRM_ERROR;
-        /* Every transaction dropped (lazy weak isolation lets boundary
-         * transactions read from each other, and each then happens after
-         * the other): the empty history is serializable, by the empty
-         * order, which the caller refutes. */
+        /* Every transaction dropped (each session's first transaction
+         * is its boundary and reads from another's): the empty history
+         * is serializable, by the empty order, which the caller
+         * refutes. */
         if (p->map.empty) {
             memset(&p->ser_verdict, 0, sizeof p->ser_verdict);
             p->ser_verdict.result = IP_CHECK_OK;

@@ -15,6 +15,8 @@ typedef enum {
                                  undecided): *pco to refute */
     CONFIRM_NOT_MODEL,        /* lazy weak isolation: the model's checker
                                  rejects it (p->model_verdict.cycles[0]) */
+    CONFIRM_ILLEGAL,          /* lazy weak isolation, relaxed: hb is cyclic
+                                 inside the boundary (ctx->legal->cycle) */
     CONFIRM_UNKNOWN,          /* a checker timed out */
     CONFIRM_BUG,              /* encoder and checkers disagree; err set */
     CONFIRM_ERROR             /* resource failure; err set */
@@ -27,11 +29,13 @@ typedef struct confirm_ctx {
     ip_encoding encoding;     /* of the encoder that produced the model */
     bool lazy_weak;           /* the encoder left weak isolation out */
     unsigned check_timeout_ms;
+    ip_legality *legal;       /* NULL, or filled with the candidate's
+                                 legality (the caller frees it) */
     ip_error *err;
 } confirm_ctx;
 
-/* Take ownership of *a (cleared) into *p, extract its history and check
- * it.  *p is filled as far as the checks went; the caller clears it with
+/* Take ownership of *a (cleared) into *p, check that it is a legal
+ * prediction (ip_legality_check), extract its history and check it.  *p is filled as far as the checks went; the caller clears it with
  * ip_prediction_clear unless the outcome is CONFIRM_OK and it keeps it.
  * *pco (over p->history's txn ids) is filled for CONFIRM_NO_PCO_CYCLE and
  * empty otherwise; the caller frees it with ip_pco_free. */

@@ -92,71 +92,28 @@ static void keep_strict(const ip_trace *obs, const ip_assignment *a,
     }
 }
 
-bool ip_relaxed_in_boundary(const ip_trace *obs, const ip_assignment *a,
-                        uint32_t t)
+/* Relaxed: whole transactions, those the legality check keeps. */
+static bool keep_relaxed(const ip_trace *obs, const ip_assignment *a,
+                         uint8_t *keep, uint8_t *keep_txn, ip_error *err)
 {
-    uint32_t s = obs->txns[t].session;
-    return a->boundary[s] == IP_NONE || t <= a->boundary[s];
-}
-
-/* Transactions are visited in id order repeatedly until nothing changes;
- * hb is acyclic in a valid assignment and the loop ends after at most
- * n_txns rounds anyway. */
-void ip_mark_happens_after(const ip_trace *obs, const ip_assignment *a,
-                               uint8_t *after)
-{
-    bool changed = true;
-    for (uint32_t round = 0; changed && round <= obs->n_txns; round++) {
-        changed = false;
+    ip_legality l;
+    ip_error why = {0};
+    ip_legal_result r = ip_legality_check(obs, a, IP_BOUNDARY_RELAXED, &l,
+                                          &why);
+    if (r == IP_LEGAL_OK)
         for (uint32_t t = 1; t < obs->n_txns; t++) {
-            /* aborted txns are marked too: so runs through them */
-            if (after[t] || !ip_relaxed_in_boundary(obs, a, t))
+            if (!l.kept[t])
                 continue;
             const ip_txn *x = &obs->txns[t];
-            uint32_t s = x->session;
-            bool hit = false;
-            if (x->index > 0) {     /* so predecessor */
-                uint32_t p = t - 1;
-                hit = after[p] || a->boundary[s] == p;
-            }
-            for (uint32_t e = x->ev_first; !hit && e < x->ev_first + x->ev_count;
-                 e++) {
-                if (obs->events[e].kind != IP_READ)
-                    continue;
-                uint32_t w = a->writer[e];
-                /* the encoder leaves out the writers of reads it drops:
-                 * a read without a writer marks its txn as dropped
-                 * (conform.c checks that this is justified) */
-                hit = w == IP_NONE;
-                if (w == IP_NONE || w == IP_INIT_TXN || w == t ||
-                    w >= obs->n_txns)
-                    continue;
-                uint32_t ws = obs->txns[w].session;
-                hit = after[w] || a->boundary[ws] == w;
-            }
-            if (hit) {
-                after[t] = 1;
-                changed = true;
-            }
+            keep_txn[t] = 1;
+            memset(keep + x->op_first, 1, x->op_count);
         }
-    }
-}
-
-static bool keep_relaxed(const ip_trace *obs, const ip_assignment *a,
-                         uint8_t *keep, uint8_t *keep_txn)
-{
-    uint8_t *after = calloc(obs->n_txns + 1, 1);
-    if (!after)
-        return false;
-    ip_mark_happens_after(obs, a, after);
-    for (uint32_t t = 1; t < obs->n_txns; t++) {
-        if (after[t] || !ip_relaxed_in_boundary(obs, a, t) || !ip_committed(obs, t))
-            continue;
-        const ip_txn *x = &obs->txns[t];
-        keep_txn[t] = 1;
-        memset(keep + x->op_first, 1, x->op_count);
-    }
-    free(after);
+    ip_legality_free(&l);
+    if (r == IP_LEGAL_ERROR)
+        return ip_fail(err, "prediction: out of memory");
+    if (r != IP_LEGAL_OK)
+        return ip_fail(err, "prediction: the assignment is not a legal "
+                       "prediction: %s", why.msg);
     return true;
 }
 
@@ -325,18 +282,18 @@ ip_trace *ip_history_from_assignment(const ip_trace *obs,
     uint8_t *keep_txn = calloc((size_t)obs->n_txns + 1, 1);
     ip_trace *h = NULL;
     bool ok = ev_of_op && keep && keep_txn && alloc_map(m, obs);
-    if (ok && kind == IP_BOUNDARY_STRICT)
+    if (!ok)
+        ip_fail(err, "prediction: out of memory");
+    else if (kind == IP_BOUNDARY_STRICT)
         keep_strict(obs, a, ev_of_op, keep, keep_txn);
-    else if (ok)
-        ok = keep_relaxed(obs, a, keep, keep_txn);
+    else
+        ok = keep_relaxed(obs, a, keep, keep_txn, err);
     bool empty = true;
     for (uint32_t t = 1; ok && empty && t < obs->n_txns; t++)
         empty = !keep_txn[t];
-    if (!ok)
-        ip_fail(err, "prediction: out of memory");
-    else if (empty)
+    if (ok && empty)
         ip_fail(err, "prediction: the assignment keeps no transaction");
-    else
+    else if (ok)
         h = build(obs, a, ev_of_op, keep, keep_txn, m, err);
     free(ev_of_op);
     free(keep);

@@ -169,18 +169,93 @@ typedef struct ip_history_map {
 void ip_history_map_free(ip_history_map *m);
 
 /* The predicted history of an assignment over `obs`.  `map` may be NULL.
- * NULL with err set when the assignment names a writer the history does
- * not keep (an assignment breaking the boundary rules), when it keeps no
+ * NULL with err set when the assignment is not legal (relaxed: what
+ * ip_legality_check keeps is the history) or names a writer the history
+ * does not keep, when it keeps no
  * transaction at all (then map->empty is set), or on OOM. */
 ip_trace *ip_history_from_assignment(const ip_trace *obs,
                                      const ip_assignment *a, ip_boundary kind,
                                      ip_history_map *map, ip_error *err);
 
-/* True iff `a` obeys the boundary rules of SEMANTICS.md for `obs`; else
- * false with err naming the session/read and the rule broken.  An
- * independent check of the encoder's models, used by the driver and tests. */
-bool ip_assignment_conforms(const ip_trace *obs, const ip_assignment *a,
-                            ip_boundary kind, ip_error *err);
+/* ---- legality (legal.c) ----------------------------------------------
+ * Is an assignment a legal prediction of `obs` under the boundary rules of
+ * SEMANTICS.md, and which transactions does its history keep?  Independent
+ * of the encoder: the search checks every candidate with it before it is
+ * reported, `verify` checks prediction files with it, and extraction keeps
+ * what it says.  Linear in the trace.
+ *
+ * The writers it reads: strict - every read at or before its session's
+ * boundary read; relaxed - every read of every committed transaction at or
+ * before its session's boundary transaction, kept or dropped (a dropped
+ * transaction's reads are what make it happen after a boundary
+ * transaction).  Other entries are ignored. */
+typedef enum {
+    IP_LEGAL_OK = 0,
+    IP_LEGAL_HB_CYCLE,        /* relaxed: so u wr is cyclic inside the
+                                 boundary (out->cycle holds a cycle) */
+    IP_LEGAL_BROKEN,          /* another rule broken: err says which */
+    IP_LEGAL_ERROR            /* out of memory: err set */
+} ip_legal_result;
+
+/* One happens-before step: `to` follows `from` in session order (read ==
+ * IP_NONE) or its read event `read` reads from `from`. */
+typedef struct ip_hb_step {
+    uint32_t from, to, read;
+} ip_hb_step;
+
+/* Arrays indexed by observed txn id, owned (ip_legality_free). */
+typedef struct ip_legality {
+    uint8_t *kept;            /* in the predicted history */
+    uint8_t *dropped;         /* relaxed: in boundary, committed, and hb-
+                                 after a boundary transaction */
+    ip_hb_step *because;      /* dropped t: the step by which it follows a
+                                 boundary or dropped transaction (the
+                                 breadth-first one, so chains are short);
+                                 from == IP_NONE for others */
+    ip_hb_step *cycle;        /* IP_LEGAL_HB_CYCLE: the cycle's steps */
+    uint32_t n_cycle;
+} ip_legality;
+
+/* Fills *out (free it with ip_legality_free whatever the result; kept and
+ * dropped are meaningful only for IP_LEGAL_OK).  err names the first rule
+ * broken for IP_LEGAL_HB_CYCLE and IP_LEGAL_BROKEN. */
+ip_legal_result ip_legality_check(const ip_trace *obs, const ip_assignment *a,
+                                  ip_boundary kind, ip_legality *out,
+                                  ip_error *err);
+void ip_legality_free(ip_legality *l);
+
+/* The steps from a boundary transaction to dropped transaction t, in hb
+ * order, into out (at most cap); returns how many (0: t is not dropped). */
+uint32_t ip_legality_chain(const ip_legality *l, uint32_t t,
+                           ip_hb_step *out, uint32_t cap);
+
+/* ---- verify (verify.c) ----------------------------------------------------
+ * Is a prediction file a legal prediction of the observed run, valid under
+ * its model and unserializable?  `pred` is the file read as a trace (its
+ * tool fields hold the "prediction" object with the witness,
+ * TRACE_FORMAT.md); `obs` the observed trace.  Independent of the formula
+ * and polynomial: the witness's assignment over the observed run (cut
+ * after the window for a bounded search) must pass ip_legality_check, give
+ * exactly the file's history and list exactly its dropped transactions,
+ * each after a boundary or dropped transaction by a real step; then the
+ * exact checkers judge the history. */
+typedef enum {
+    IP_VERIFY_LEGAL = 0,
+    IP_VERIFY_ILLEGAL = 1,    /* why: the first rule broken */
+    IP_VERIFY_ERROR = 2,      /* not a prediction file, or OOM (why->oom) */
+    IP_VERIFY_UNKNOWN = 3     /* a checker ran out of time */
+} ip_verify_result;
+
+typedef struct ip_verify_info {
+    ip_level model;
+    ip_boundary boundary;
+    uint32_t kept, dropped, changed;  /* of the history the witness gives */
+} ip_verify_info;
+
+ip_verify_result ip_verify_prediction(const ip_trace *obs,
+                                      const ip_trace *pred,
+                                      unsigned timeout_ms,
+                                      ip_verify_info *info, ip_error *why);
 
 /* A read whose writer differs from the observed one.  Indices refer to the
  * observed trace except hist_op. */
@@ -246,6 +321,8 @@ typedef struct ip_predict_stats {
     uint32_t refuted_orders;   /* serializable candidates refuted */
     uint32_t refuted_pcos;     /* approx: candidates with an acyclic pco */
     uint32_t refuted_cycles;   /* lazy weak isolation: model violations */
+    uint32_t refuted_illegal;  /* lazy weak isolation, relaxed: hb cyclic
+                                  inside the boundary */
     double seconds;
 } ip_predict_stats;
 

@@ -34,6 +34,8 @@ static cJSON *boundary_json(const ip_trace *obs, const ip_prediction *p,
     if (kind == IP_BOUNDARY_STRICT) {
         uint32_t op = p->map.hist_op[obs->events[b].op];
         if (!cJSON_AddNumberToObject(o, "op", op) ||
+            !cJSON_AddNumberToObject(o, "observed_op",
+                                     obs->events[b].op - obs->txns[t].op_first) ||
             !cJSON_AddStringToObject(o, "key",
                                      ip_key_name(obs, obs->events[b].key)))
             goto fail;
@@ -115,6 +117,103 @@ static bool add_lists(cJSON *o, const ip_trace *obs, const ip_prediction *p,
     return true;
 }
 
+/* ---- the witness (TRACE_FORMAT.md, "Prediction files") ---------------- */
+
+/* "cut": per session of a window's cut run, its committed transactions. */
+static bool add_cut(cJSON *w, const ip_trace *base)
+{
+    cJSON *cut = cJSON_AddArrayToObject(w, "cut");
+    if (!cut)
+        return false;
+    for (uint32_t s = 0; s < base->n_sessions; s++) {
+        const ip_session *se = &base->sessions[s];
+        uint32_t n = 0;
+        for (uint32_t t = se->txn_first; t < se->txn_first + se->txn_count;
+             t++)
+            n += ip_committed(base, t);
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddStringToObject(o, "session",
+                                           ip_session_name(base, s)) ||
+            !cJSON_AddNumberToObject(o, "transactions", n) || !push(cut, o)) {
+            cJSON_Delete(o);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "reads": every read inside the boundary whose chosen writer is not the
+ * observed one, kept or dropped; the others keep their observed writer. */
+static bool add_chosen(cJSON *w, const ip_trace *obs, const ip_prediction *p)
+{
+    cJSON *arr = cJSON_AddArrayToObject(w, "reads");
+    if (!arr)
+        return false;
+    for (uint32_t e = 0; e < obs->n_events; e++) {
+        const ip_event *ev = &obs->events[e];
+        uint32_t wr = ev->kind == IP_READ ? p->assignment.writer[e] : IP_NONE;
+        if (wr == IP_NONE || wr == ev->writer || !ip_committed(obs, ev->txn))
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        if (!o ||
+            !cJSON_AddStringToObject(o, "transaction",
+                                     ip_txn_name(obs, ev->txn)) ||
+            !cJSON_AddNumberToObject(o, "op",
+                                     ev->op - obs->txns[ev->txn].op_first) ||
+            !cJSON_AddStringToObject(o, "key", ip_key_name(obs, ev->key)) ||
+            !cJSON_AddStringToObject(o, "writer", ip_txn_name(obs, wr)) ||
+            !push(arr, o)) {
+            cJSON_Delete(o);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "dropped": each dropped transaction with the step by which it happens
+ * after a boundary transaction or another dropped one (following "after"
+ * leads to a boundary transaction). */
+static bool add_dropped(cJSON *w, const ip_trace *obs, const ip_legality *l)
+{
+    cJSON *arr = cJSON_AddArrayToObject(w, "dropped");
+    if (!arr)
+        return false;
+    for (uint32_t t = 1; t < obs->n_txns; t++) {
+        if (!l->dropped[t])
+            continue;
+        const ip_hb_step *st = &l->because[t];
+        cJSON *o = cJSON_CreateObject();
+        bool wr = st->read != IP_NONE;
+        if (!o || !cJSON_AddStringToObject(o, "transaction",
+                                           ip_txn_name(obs, t)) ||
+            !cJSON_AddStringToObject(o, "after", ip_txn_name(obs, st->from)) ||
+            !cJSON_AddStringToObject(o, "by", wr ? "wr" : "so") ||
+            (wr && !cJSON_AddStringToObject(
+                       o, "key", ip_key_name(obs, obs->events[st->read].key))) ||
+            !push(arr, o)) {
+            cJSON_Delete(o);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "witness": what makes p a legal prediction of its base run, for
+ * `isopredict verify` to check without the formula. */
+static bool add_witness(cJSON *j, const ip_trace *obs, const ip_prediction *p,
+                        const ip_predict_opts *o)
+{
+    ip_legality l;
+    ip_error err = {0};
+    bool legal = ip_legality_check(obs, &p->assignment, o->boundary, &l,
+                                   &err) == IP_LEGAL_OK;
+    cJSON *w = legal ? cJSON_AddObjectToObject(j, "witness") : NULL;
+    bool ok = w && (!p->base || add_cut(w, obs)) && add_chosen(w, obs, p) &&
+              add_dropped(w, obs, &l);
+    ip_legality_free(&l);
+    return ok;
+}
+
 /* "class": the bug class of p (predict.h, "Triage"). */
 static bool add_class(cJSON *j, const ip_prediction *p,
                       const ip_predict_opts *o)
@@ -145,6 +244,7 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
         (!observed_path ||
          cJSON_AddStringToObject(j, "observed", observed_path)) &&
         add_lists(j, obs, p, o->boundary) && add_class(j, p, o) &&
+        add_witness(j, obs, p, o) &&
         cJSON_AddStringToObject(conf, ip_level_name(o->model), "satisfied") &&
         cJSON_AddStringToObject(conf, "ser", "violated");
     if (ok && (ok = cJSON_AddItemToObject(j, "confirmed", conf)))

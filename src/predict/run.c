@@ -192,6 +192,7 @@ static ip_predict_result exhaustive(run_state *rs, ip_search_round *out)
     rs->stats->refuted_orders += st.refuted_orders;
     rs->stats->refuted_pcos += st.refuted_pcos;
     rs->stats->refuted_cycles += st.refuted_cycles;
+    rs->stats->refuted_illegal += st.refuted_illegal;
     rs->stats->encode = st.encode;
     if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND)
         out->done = 1;

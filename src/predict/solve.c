@@ -91,6 +91,43 @@ static bool forbid_violation(problem *pb, ip_encoder *enc,
     return ok;
 }
 
+/* Forbid the hb cycle inside the boundary that makes a candidate
+ * illegal (lazy weak isolation, relaxed): every model choosing the same
+ * writers for those reads, with those transactions inside the boundary,
+ * has the same cycle. */
+static bool forbid_hb_cycle(problem *pb, ip_encoder *enc,
+                            const ip_legality *l)
+{
+    ip_fact *f = malloc(((size_t)l->n_cycle + 1) * sizeof *f);
+    if (!f)
+        return ip_fail(pb->err, "prediction: out of memory");
+    for (uint32_t i = 0; i < l->n_cycle; i++) {
+        const ip_hb_step *s = &l->cycle[i];
+        f[i] = s->read == IP_NONE
+                   ? (ip_fact){.kind = IP_FACT_INSIDE, .a = s->to}
+                   : (ip_fact){.kind = IP_FACT_CHOOSES, .a = s->read,
+                               .b = s->from};
+    }
+    bool ok = ip_encoder_forbid(enc, f, l->n_cycle, pb->err);
+    free(f);
+    pb->stats->refuted_illegal++;
+    return ok;
+}
+
+/* Forbid p's set of changed reads. */
+static bool block_changed(problem *pb, ip_encoder *enc,
+                          const ip_prediction *p)
+{
+    uint32_t *ev = malloc(((size_t)p->n_changed + 1) * sizeof *ev);
+    if (!ev)
+        return ip_fail(pb->err, "prediction: out of memory");
+    for (uint32_t i = 0; i < p->n_changed; i++)
+        ev[i] = p->changed[i].event;
+    bool ok = ip_encoder_block(enc, ev, p->n_changed, pb->err);
+    free(ev);
+    return ok;
+}
+
 static const char *solve_name(ip_solve_result r)
 {
     switch (r) {
@@ -140,7 +177,7 @@ static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
     uint32_t n_cover;
     bool ok = cover_facts(pb, p, &cover, &n_cover) &&
               (n_cover ? ip_encoder_forbid(enc, cover, n_cover, pb->err)
-                       : ip_encoder_block(enc, &p->assignment, pb->err));
+                       : block_changed(pb, enc, p));
     free(cover);
     if (!ok) {
         ip_prediction_clear(p);
@@ -167,11 +204,12 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
      * by the guard, which ends a run that overruns it */
     unsigned run_ms = guard_check_ms(pb->g);
     unsigned floor_ms = run_ms && run_ms < 1000 ? run_ms : 1000;
+    ip_legality legal = {0};
     confirm_ctx c = {.obs = pb->tr, .model = pb->eo.model,
                      .boundary = pb->eo.boundary, .encoding = pb->eo.encoding,
                      .lazy_weak = pb->eo.lazy_weak,
                      .check_timeout_ms = ms && ms < floor_ms ? floor_ms : ms,
-                     .err = pb->err};
+                     .legal = &legal, .err = pb->err};
     ip_prediction p;
     ip_pco pco;
     confirm_outcome o = ip_confirm(&c, a, &p, &pco);
@@ -180,9 +218,16 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
     p.window = IP_NONE;
     switch (o) {
     case CONFIRM_OK:
+        ip_legality_free(&legal);
         ip_assignment_free(prev);
         memset(prev, 0, sizeof *prev);
         return accept_model(pb, enc, &p, iter);
+    case CONFIRM_ILLEGAL:
+        progress(pb, "candidate %u is not a legal prediction (happens-before "
+                 "is cyclic inside the boundary); forbidding its %u-step "
+                 "cycle", iter, legal.n_cycle);
+        ok = forbid_hb_cycle(pb, enc, &legal);
+        break;
     case CONFIRM_SERIALIZABLE:
         progress(pb, "candidate %u is serializable; refuting its serial "
                  "order of %u transactions", iter, p.ser_verdict.n_order);
@@ -200,15 +245,19 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
         ok = forbid_violation(pb, enc, &p);
         break;
     case CONFIRM_UNKNOWN:
+        ip_legality_free(&legal);
         ip_prediction_clear(&p);
         return IP_PREDICT_UNKNOWN;
     case CONFIRM_BUG:
+        ip_legality_free(&legal);
         ip_prediction_clear(&p);
         return IP_PREDICT_UNCONFIRMED;
     case CONFIRM_ERROR:
+        ip_legality_free(&legal);
         ip_prediction_clear(&p);
         return IP_PREDICT_ERROR;
     }
+    ip_legality_free(&legal);
     /* refuted: keep the assignment to catch a model coming back */
     ip_assignment_free(prev);
     *prev = p.assignment;
@@ -265,12 +314,7 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc)
  * observed trace is serializable itself. */
 static bool require_change(problem *pb, ip_encoder *enc)
 {
-    ip_assignment a;
-    bool ok = ip_assignment_observed(pb->tr, &a)
-                  ? ip_encoder_block(enc, &a, pb->err)
-                  : ip_fail(pb->err, "prediction: out of memory");
-    ip_assignment_free(&a);
-    return ok;
+    return ip_encoder_block(enc, NULL, 0, pb->err);
 }
 
 /* When the observed trace is serializable (the usual case: the test run

@@ -338,6 +338,7 @@ static void solve_window(round_state *rd, uint32_t j)
     rs->stats->refuted_orders += st.refuted_orders;
     rs->stats->refuted_pcos += st.refuted_pcos;
     rs->stats->refuted_cycles += st.refuted_cycles;
+    rs->stats->refuted_illegal += st.refuted_illegal;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
     if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND)

@@ -49,87 +49,93 @@ static bool strict_keep(const ip_trace *t, const ip_assignment *a, bool *keep)
     return ok;
 }
 
-/* relaxed: txns kept; asserts the boundary rules */
-static bool relaxed_keep(const ip_trace *t, const ip_assignment *a, bool *keep)
+/* relaxed: in-boundary txns have a writer for every read (kept or
+ * dropped), others none; asserts the boundary rules.  in_b[x] gets
+ * "committed and at or before its session's boundary". */
+static bool relaxed_rules(const ip_trace *t, const ip_assignment *a,
+                          bool *in_b)
 {
     bool ok = true;
-    for (uint32_t v = 0; v < t->n_events; v++)
-        keep[v] = false;
     for (uint32_t s = 0; s < t->n_sessions; s++) {
         uint32_t b = a->boundary[s];
         const ip_session *se = &t->sessions[s];
         if (b != IP_NONE && (t->txns[b].session != s || !txn_has_read(t, b)))
             return false;
-        bool prev_inc = true;
         for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count;
              x++) {
             const ip_txn *tx = &t->txns[x];
-            bool in_b = b == IP_NONE || x <= b, inc = in_b && prev_inc;
-            bool first_read = true;
+            in_b[x] = (b == IP_NONE || x <= b) && ip_committed(t, x);
             for (uint32_t i = 0; i < tx->ev_count; i++) {
-                uint32_t v = tx->ev_first + i;
+                uint32_t v = tx->ev_first + i, w = a->writer[v];
                 const ip_event *ev = &t->events[v];
-                if (ev->kind != IP_READ)
+                if (ev->kind != IP_READ || !ip_committed(t, x))
                     continue;
-                bool has = a->writer[v] != IP_NONE;
-                if (first_read) {
-                    if (has && !prev_inc)
-                        ok = false;    /* included set is so-prefix closed */
-                    inc = in_b && has;
-                }
-                first_read = false;
-                if (has != inc)
-                    ok = false;        /* a txn is kept whole or dropped */
-                if (has && x != b && a->writer[v] != ev->writer)
-                    ok = false;        /* only the boundary txn changes */
-                if (has && a->writer[v] != IP_INIT_TXN &&
-                    t->txns[a->writer[v]].session == s && a->writer[v] > x)
-                    ok = false;        /* never a later own-session write */
+                if ((w != IP_NONE) != in_b[x])
+                    ok = false;    /* writers exactly inside the boundary */
+                if (w != IP_NONE && x != b && w != ev->writer)
+                    ok = false;    /* only the boundary txn changes */
+                if (w != IP_NONE && w != IP_INIT_TXN &&
+                    t->txns[w].session == s && w > x)
+                    ok = false;    /* never a later own-session write */
             }
-            for (uint32_t i = 0; i < tx->ev_count; i++)
-                keep[tx->ev_first + i] = inc;
-            prev_inc = inc;
         }
     }
     return ok;
 }
 
-/* relaxed: no kept txn happens after a boundary txn (hb in the history) */
-static bool no_kept_after_boundary(const ip_trace *t, const ip_assignment *a,
-                                   const bool *keep)
+/* relaxed: hb = (so u wr)+ over the in-boundary txns as a matrix, naively
+ * closed; false when cyclic.  after[x]: hb-after some boundary txn. */
+static bool relaxed_after(const ip_trace *t, const ip_assignment *a,
+                          const bool *in_b, bool *after)
 {
-    bool *after = calloc(t->n_txns, sizeof *after);
-    bool *kept = calloc(t->n_txns, sizeof *kept);
-    for (uint32_t v = 0; v < t->n_events; v++)
-        if (keep[v])
-            kept[t->events[v].txn] = true;
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (uint32_t v = 0; v < t->n_events; v++) {
-            const ip_event *ev = &t->events[v];
-            uint32_t w = a->writer[v];
-            if (!keep[v] || ev->kind != IP_READ || w == IP_INIT_TXN ||
-                after[ev->txn])
-                continue;
-            bool w_is_b = a->boundary[t->txns[w].session] == w;
-            if (w_is_b || after[w]) {
-                after[ev->txn] = true;
-                changed = true;
-            }
+    uint32_t n = t->n_txns;
+    bool *hb = calloc((size_t)n * n + 1, sizeof *hb);
+#define HB(x, y) hb[(size_t)(x) * n + (y)]
+    for (uint32_t x = 1; x < n; x++) {
+        if (!in_b[x])
+            continue;
+        for (uint32_t y = x + 1; y < n && t->txns[y].session ==
+                                              t->txns[x].session; y++)
+            HB(x, y) = in_b[y];
+        const ip_txn *tx = &t->txns[x];
+        for (uint32_t i = 0; i < tx->ev_count; i++) {
+            uint32_t w = a->writer[tx->ev_first + i];
+            if (t->events[tx->ev_first + i].kind == IP_READ &&
+                w != IP_INIT_TXN && w != IP_NONE)
+                HB(w, x) = true;
         }
-        for (uint32_t x = 1; x + 1 < t->n_txns; x++)
-            if (after[x] && !after[x + 1] &&
-                t->txns[x + 1].session == t->txns[x].session) {
-                after[x + 1] = true;
-                changed = true;
-            }
     }
-    bool ok = true;
-    for (uint32_t x = 1; x < t->n_txns; x++)
-        if (after[x] && kept[x])
-            ok = false;
+    for (uint32_t k = 1; k < n; k++)
+        for (uint32_t x = 1; x < n; x++)
+            for (uint32_t y = 1; x != k && y < n; y++)
+                if (HB(x, k) && HB(k, y))
+                    HB(x, y) = true;
+    bool acyclic = true;
+    for (uint32_t x = 1; x < n; x++) {
+        acyclic &= !HB(x, x);
+        after[x] = false;
+        for (uint32_t s = 0; s < t->n_sessions; s++)
+            if (a->boundary[s] != IP_NONE && HB(a->boundary[s], x))
+                after[x] = true;
+    }
+#undef HB
+    free(hb);
+    return acyclic;
+}
+
+/* relaxed: events kept (the in-boundary txns not hb-after a boundary
+ * txn, whole); asserts the rules */
+static bool relaxed_keep(const ip_trace *t, const ip_assignment *a, bool *keep)
+{
+    bool *in_b = calloc(t->n_txns + 1, sizeof *in_b);
+    bool *after = calloc(t->n_txns + 1, sizeof *after);
+    bool ok = relaxed_rules(t, a, in_b) && relaxed_after(t, a, in_b, after);
+    for (uint32_t v = 0; v < t->n_events; v++) {
+        uint32_t x = t->events[v].txn;
+        keep[v] = ok && x != IP_INIT_TXN && in_b[x] && !after[x];
+    }
+    free(in_b);
     free(after);
-    free(kept);
     return ok;
 }
 
@@ -139,8 +145,7 @@ ip_trace *ec_history(const ip_trace *t, const ip_encode_opts *o,
     bool *keep = calloc(t->n_events + 1, sizeof *keep);
     bool rules = o->boundary == IP_BOUNDARY_STRICT
                      ? strict_keep(t, a, keep)
-                     : relaxed_keep(t, a, keep) &&
-                           no_kept_after_boundary(t, a, keep);
+                     : relaxed_keep(t, a, keep);
     CU_ASSERT(rules);
     ip_error err = {0};
     const char *init = ip_str(t, t->initial_name);
@@ -200,13 +205,42 @@ void ec_confirm(const ip_trace *t, const ip_encode_opts *o,
     ip_trace_free(h);
 }
 
-uint32_t ec_changed(const ip_trace *t, const ip_assignment *a)
+/* The kept reads whose writer differs from the observed one, into ev
+ * (room for n_events) or only counted (ev NULL). */
+static uint32_t changed_reads(const ip_trace *t, const ip_encode_opts *o,
+                              const ip_assignment *a, uint32_t *ev)
 {
+    bool *keep = calloc(t->n_events + 1, sizeof *keep);
+    bool rules = o->boundary == IP_BOUNDARY_STRICT ? strict_keep(t, a, keep)
+                                                   : relaxed_keep(t, a, keep);
+    CU_ASSERT(rules);
     uint32_t n = 0;
     for (uint32_t v = 0; v < t->n_events; v++)
-        n += t->events[v].kind == IP_READ && a->writer[v] != IP_NONE &&
-             a->writer[v] != t->events[v].writer;
+        if (keep[v] && t->events[v].kind == IP_READ &&
+            a->writer[v] != t->events[v].writer) {
+            if (ev)
+                ev[n] = v;
+            n++;
+        }
+    free(keep);
     return n;
+}
+
+uint32_t ec_changed(const ip_trace *t, const ip_encode_opts *o,
+                    const ip_assignment *a, uint32_t *ev)
+{
+    return changed_reads(t, o, a, ev);
+}
+
+bool ec_block(ip_encoder *e, const ip_trace *t, const ip_encode_opts *o,
+              const ip_assignment *a)
+{
+    uint32_t *ev = malloc(sizeof *ev * (t->n_events + 1));
+    uint32_t n = changed_reads(t, o, a, ev);
+    ip_error err = {0};
+    bool ok = ip_encoder_block(e, ev, n, &err);
+    free(ev);
+    return ok;
 }
 
 static uint32_t txn_by_name(const ip_trace *t, const char *name)

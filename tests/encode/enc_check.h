@@ -16,8 +16,14 @@ ip_trace *ec_history(const ip_trace *t, const ip_encode_opts *o,
 void ec_confirm(const ip_trace *t, const ip_encode_opts *o,
                 const ip_assignment *a);
 
-/* Number of reads whose writer differs from the observed one. */
-uint32_t ec_changed(const ip_trace *t, const ip_assignment *a);
+/* Number of kept reads whose writer differs from the observed one; their
+ * events into ev (room for n_events) unless it is NULL. */
+uint32_t ec_changed(const ip_trace *t, const ip_encode_opts *o,
+                    const ip_assignment *a, uint32_t *ev);
+
+/* ip_encoder_block with a's set of changed reads. */
+bool ec_block(ip_encoder *e, const ip_trace *t, const ip_encode_opts *o,
+              const ip_assignment *a);
 
 /* Serial order of history h mapped to txn ids of t (by name); NULL if h
  * is not serializable.  *n gets the length. */

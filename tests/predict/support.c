@@ -193,12 +193,21 @@ static bool file_round_trips(const ip_trace *obs, const ip_prediction *p,
     return ok;
 }
 
+bool legal_ok(const ip_trace *obs, const ip_assignment *a, ip_boundary kind,
+              ip_error *err)
+{
+    ip_legality l;
+    bool ok = ip_legality_check(obs, a, kind, &l, err) == IP_LEGAL_OK;
+    ip_legality_free(&l);
+    return ok;
+}
+
 bool recheck_prediction(const ip_trace *obs, const ip_prediction *p,
                         const ip_predict_opts *o)
 {
     ip_error err = {0};
     obs = ip_prediction_base(obs, p);     /* a window's: the cut trace */
-    bool conforms = ip_assignment_conforms(obs, &p->assignment, o->boundary,
+    bool conforms = legal_ok(obs, &p->assignment, o->boundary,
                                            &err);
     if (!conforms)
         fprintf(stderr, "\n  recheck: %s\n", err.msg);
@@ -325,7 +334,7 @@ static int leaf(brute *b)
     if (--b->budget < 0)
         return -1;
     ip_error err = {0};
-    if (!ip_assignment_conforms(b->obs, &b->a, b->kind, &err))
+    if (!legal_ok(b->obs, &b->a, b->kind, &err))
         return 0;
     ip_history_map m;
     ip_trace *h = ip_history_from_assignment(b->obs, &b->a, b->kind, &m,

@@ -13,6 +13,10 @@
 ip_trace *load_trace(const char *dir, const char *name);
 ip_trace *parse_json(const char *text);
 
+/* ip_legality_check(...) == IP_LEGAL_OK, the rest freed. */
+bool legal_ok(const ip_trace *obs, const ip_assignment *a, ip_boundary kind,
+              ip_error *err);
+
 /* Re-check p from scratch: the checkers (model OK, ser VIOLATION, cycle
  * valid), the boundary rules, the changed reads, that the history is a
  * sub-history of obs, and that its JSON file reads back and checks the

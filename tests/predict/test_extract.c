@@ -63,7 +63,7 @@ static void test_deposit_strict(void)
     a.boundary[obs->txns[txn_id(obs, "t2")].session] = e;
     a.writer[e] = IP_INIT_TXN;
     ip_error err = {0};
-    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_STRICT, &err));
+    CU_ASSERT_TRUE(legal_ok(obs, &a, IP_BOUNDARY_STRICT, &err));
     ip_history_map m;
     ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_STRICT, &m,
                                              &err);
@@ -98,7 +98,7 @@ static void test_deposit_relaxed(void)
     a.boundary[obs->txns[t2].session] = t2;
     a.writer[e] = IP_INIT_TXN;
     ip_error err = {0};
-    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_RELAXED,
+    CU_ASSERT_TRUE(legal_ok(obs, &a, IP_BOUNDARY_RELAXED,
                                           &err));
     ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_RELAXED,
                                              NULL, &err);
@@ -128,7 +128,7 @@ static void test_relaxed_drops_happens_after(void)
     a.boundary[obs->txns[t2].session] = t2;
     a.writer[read_event(obs, "t2", "acct")] = IP_INIT_TXN;
     ip_error err = {0};
-    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_RELAXED,
+    CU_ASSERT_TRUE(legal_ok(obs, &a, IP_BOUNDARY_RELAXED,
                                           &err));
     ip_history_map m;
     ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_RELAXED, &m,
@@ -163,7 +163,7 @@ static void test_strict_truncates_writes(void)
     a.boundary[obs->txns[txn_id(obs, "a")].session] = e;
     a.writer[e] = IP_INIT_TXN;
     ip_error err = {0};
-    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_STRICT, &err));
+    CU_ASSERT_TRUE(legal_ok(obs, &a, IP_BOUNDARY_STRICT, &err));
     ip_history_map m;
     ip_trace *h = ip_history_from_assignment(obs, &a, IP_BOUNDARY_STRICT, &m,
                                              &err);
@@ -185,7 +185,7 @@ static void expect_rejected(const ip_trace *obs, const ip_assignment *a,
                             ip_boundary kind, const char *words)
 {
     ip_error err = {0};
-    CU_ASSERT_FALSE(ip_assignment_conforms(obs, a, kind, &err));
+    CU_ASSERT_FALSE(legal_ok(obs, a, kind, &err));
     if (!strstr(err.msg, words))
         fprintf(stderr, "\n  message '%s' lacks '%s'\n", err.msg, words);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, words));
@@ -201,8 +201,8 @@ static void test_rules_rejected(void)
     uint32_t s2 = obs->txns[txn_id(obs, "t2")].session;
     ip_assignment a = observed(obs);
     ip_error err = {0};
-    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_STRICT, &err));
-    CU_ASSERT_TRUE(ip_assignment_conforms(obs, &a, IP_BOUNDARY_RELAXED,
+    CU_ASSERT_TRUE(legal_ok(obs, &a, IP_BOUNDARY_STRICT, &err));
+    CU_ASSERT_TRUE(legal_ok(obs, &a, IP_BOUNDARY_RELAXED,
                                           &err));
     /* a changed read with the session boundary at its end */
     a.writer[e2] = IP_INIT_TXN;
@@ -221,7 +221,7 @@ static void test_rules_rejected(void)
     ip_trace_free(h);
     /* a boundary that is not a read event of the session */
     a.boundary[s1] = e2;
-    expect_rejected(obs, &a, IP_BOUNDARY_STRICT, "not a read event");
+    expect_rejected(obs, &a, IP_BOUNDARY_STRICT, "not a read of that session");
     a.boundary[s1] = txn_id(obs, "t2");
     a.boundary[s2] = IP_NONE;
     expect_rejected(obs, &a, IP_BOUNDARY_RELAXED, "not a committed");
@@ -229,7 +229,7 @@ static void test_rules_rejected(void)
     a.boundary[s1] = IP_NONE;
     a.boundary[s2] = txn_id(obs, "t2");
     a.writer[e2] = txn_id(obs, "t2");
-    expect_rejected(obs, &a, IP_BOUNDARY_RELAXED, "does not write");
+    expect_rejected(obs, &a, IP_BOUNDARY_RELAXED, "does not commit a write");
     drop(&a);
     ip_trace_free(obs);
 }
