@@ -19,6 +19,7 @@ _isopredict_opts()
     validate) echo "--app --out --json --sessions --txns --seed --timeout
         --help" ;;
     report) echo "--out --help" ;;
+    verify) echo "--observed --format --lenient --json --timeout --help" ;;
     esac
 }
 
@@ -31,7 +32,7 @@ _isopredict()
     cmd=predict
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-        predict | triage | check | convert | stats | dot | validate | report)
+        predict | triage | check | convert | stats | dot | validate | verify | report)
             cmd=${COMP_WORDS[i]}
             break ;;
         esac
@@ -46,7 +47,7 @@ _isopredict()
     --weak-isolation) COMPREPLY=($(compgen -W "auto eager lazy" -- "$cur")); return ;;
     --format | --from) COMPREPLY=($(compgen -W "$formats" -- "$cur")); return ;;
     --to) COMPREPLY=($(compgen -W "json dot" -- "$cur")); return ;;
-    --html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --html | --observed) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --out)
         if [ "$cmd" = predict ] || [ "$cmd" = triage ]; then
             COMPREPLY=($(compgen -d -- "$cur"))
@@ -63,7 +64,7 @@ _isopredict()
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_isopredict_opts "$cmd") --version" -- "$cur"))
     elif [ "$COMP_CWORD" = 1 ]; then
-        COMPREPLY=($(compgen -W "predict triage check convert stats dot validate report" -- "$cur")
+        COMPREPLY=($(compgen -W "predict triage check convert stats dot validate verify report" -- "$cur")
                    $(compgen -f -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))

@@ -105,6 +105,39 @@ static void print_changed(const ip_trace *obs, const ip_prediction *p,
     }
 }
 
+/* Relaxed: the transactions the boundary drops, each with the step that
+ * makes it happen after a boundary or dropped transaction (at most 8). */
+static void print_dropped(const ip_trace *obs, const ip_prediction *p,
+                          FILE *out)
+{
+    ip_legality l;
+    ip_error err = {0};
+    if (ip_legality_check(obs, &p->assignment, IP_BOUNDARY_RELAXED, &l,
+                          &err) == IP_LEGAL_OK) {
+        uint32_t n = 0;
+        for (uint32_t t = 1; t < obs->n_txns; t++) {
+            if (!l.dropped[t])
+                continue;
+            const ip_hb_step *st = &l.because[t];
+            if (n < 8 && st->read != IP_NONE)
+                fprintf(out, "%s %s (reads %s from %s)", n ? "," : "  dropped:",
+                        ip_txn_name(obs, t),
+                        ip_key_name(obs, obs->events[st->read].key),
+                        ip_txn_name(obs, st->from));
+            else if (n < 8)
+                fprintf(out, "%s %s (after %s in its session)",
+                        n ? "," : "  dropped:", ip_txn_name(obs, t),
+                        ip_txn_name(obs, st->from));
+            n++;
+        }
+        if (n > 8)
+            fprintf(out, " and %u more", n - 8);
+        if (n)
+            fputc('\n', out);
+    }
+    ip_legality_free(&l);
+}
+
 void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
                          const ip_predict_opts *o, FILE *out)
 {
@@ -119,6 +152,8 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
                 p->window + 1, ip_committed_count(obs));
     print_changed(obs, p, out);
     print_boundaries(obs, p, o, out);
+    if (o->boundary == IP_BOUNDARY_RELAXED)
+        print_dropped(obs, p, out);
     if (p->ser_verdict.n_cycles) {
         char buf[1024];
         const ip_cycle *c = &p->ser_verdict.cycles[0];

@@ -431,9 +431,12 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
         char found[80];
         run_found_words(&rs, found, sizeof found);
         fprintf(opts->progress, "isopredict: [%7.2fs] done: %s, %u solver "
-                "call(s), %u refuted serial order(s), %u refuted pco(s)\n",
+                "call(s), %u refuted serial order(s), %u refuted pco(s), "
+                "%u model violation(s) and %u illegal candidate(s) "
+                "forbidden\n",
                 rs.stats->seconds, found, rs.stats->solver_calls,
-                rs.stats->refuted_orders, rs.stats->refuted_pcos);
+                rs.stats->refuted_orders, rs.stats->refuted_pcos,
+                rs.stats->refuted_cycles, rs.stats->refuted_illegal);
     }
     return r;
 }
