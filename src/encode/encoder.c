@@ -250,9 +250,10 @@ static bool read_model(ip_encoder *e, Z3_model m, ip_assignment *out,
         uint32_t b = out->boundary[s];
         /* relaxed: every read inside the boundary, also of a transaction
          * the history drops - its writers say why it is dropped */
+        uint32_t x = t->events[v].txn;
         bool inside = strict ? b == IP_NONE ||
                                    e->units_before[v] <= e->units_before[b]
-                             : model_true(e, m, enc_in_boundary(e, t->events[v].txn));
+                             : model_true(e, m, enc_in_boundary(e, x));
         if (inside)
             out->writer[v] = model_writer(e, m, v, v == b);
     }

@@ -366,7 +366,8 @@ static void relaxed_group_lits(ip_encoder *e, const enc_group *g, uint32_t gi,
         }
         Z3_ast any = lit_or_def(e, buf, g->ev_count, "wrk", gi, i);
         e->gwr_hist[g->wr_first + i] = lit_and2(e, any, e->inc[g->txn]);
-        e->gwr_bound[g->wr_first + i] = lit_and2(e, any, enc_in_boundary(e, g->txn));
+        e->gwr_bound[g->wr_first + i] =
+            lit_and2(e, any, enc_in_boundary(e, g->txn));
     }
 }
 

@@ -258,7 +258,8 @@ bool ip_encoder_block(ip_encoder *enc, const uint32_t *changed, uint32_t n,
     if (!is_changed)
         return ip_fail(err, "encode: out of memory");
     for (uint32_t i = 0; i < n; i++) {
-        if (changed[i] >= t->n_events || t->events[changed[i]].kind != IP_READ) {
+        if (changed[i] >= t->n_events ||
+            t->events[changed[i]].kind != IP_READ) {
             free(is_changed);
             return ip_fail(err, "encode: block: event %u is not a read",
                            changed[i]);
@@ -310,7 +311,8 @@ static Z3_ast fact_literal(ip_encoder *e, const ip_fact *f)
             if (e->cand_txn[c] == f->b)
                 return lit_and2(e, f->kind == IP_FACT_READS
                                        ? enc_read_kept(e, f->a)
-                                       : enc_in_boundary(e, t->events[f->a].txn),
+                                       : enc_in_boundary(e,
+                                                         t->events[f->a].txn),
                                 e->cx[c]);
         return NULL;
     }

@@ -35,7 +35,8 @@ typedef struct confirm_ctx {
 } confirm_ctx;
 
 /* Take ownership of *a (cleared) into *p, check that it is a legal
- * prediction (ip_legality_check), extract its history and check it.  *p is filled as far as the checks went; the caller clears it with
+ * prediction (ip_legality_check), extract its history and check it.  *p
+ * is filled as far as the checks went; the caller clears it with
  * ip_prediction_clear unless the outcome is CONFIRM_OK and it keeps it.
  * *pco (over p->history's txn ids) is filled for CONFIRM_NO_PCO_CYCLE and
  * empty otherwise; the caller frees it with ip_pco_free. */

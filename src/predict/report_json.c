@@ -34,8 +34,8 @@ static cJSON *boundary_json(const ip_trace *obs, const ip_prediction *p,
     if (kind == IP_BOUNDARY_STRICT) {
         uint32_t op = p->map.hist_op[obs->events[b].op];
         if (!cJSON_AddNumberToObject(o, "op", op) ||
-            !cJSON_AddNumberToObject(o, "observed_op",
-                                     obs->events[b].op - obs->txns[t].op_first) ||
+            !cJSON_AddNumberToObject(
+                o, "observed_op", obs->events[b].op - obs->txns[t].op_first) ||
             !cJSON_AddStringToObject(o, "key",
                                      ip_key_name(obs, obs->events[b].key)))
             goto fail;
@@ -189,7 +189,8 @@ static bool add_dropped(cJSON *w, const ip_trace *obs, const ip_legality *l)
             !cJSON_AddStringToObject(o, "after", ip_txn_name(obs, st->from)) ||
             !cJSON_AddStringToObject(o, "by", wr ? "wr" : "so") ||
             (wr && !cJSON_AddStringToObject(
-                       o, "key", ip_key_name(obs, obs->events[st->read].key))) ||
+                       o, "key",
+                       ip_key_name(obs, obs->events[st->read].key))) ||
             !push(arr, o)) {
             cJSON_Delete(o);
             return false;

@@ -105,8 +105,12 @@ static void print_changed(const ip_trace *obs, const ip_prediction *p,
     }
 }
 
+/* How much of a long list a person reads: the commit order's first
+ * transactions, the first dropped transactions with their reasons. */
+enum { ORDER_SHOWN = 40, DROPPED_SHOWN = 8 };
+
 /* Relaxed: the transactions the boundary drops, each with the step that
- * makes it happen after a boundary or dropped transaction (at most 8). */
+ * makes it happen after a boundary or dropped transaction. */
 static void print_dropped(const ip_trace *obs, const ip_prediction *p,
                           FILE *out)
 {
@@ -119,19 +123,19 @@ static void print_dropped(const ip_trace *obs, const ip_prediction *p,
             if (!l.dropped[t])
                 continue;
             const ip_hb_step *st = &l.because[t];
-            if (n < 8 && st->read != IP_NONE)
+            if (n < DROPPED_SHOWN && st->read != IP_NONE)
                 fprintf(out, "%s %s (reads %s from %s)", n ? "," : "  dropped:",
                         ip_txn_name(obs, t),
                         ip_key_name(obs, obs->events[st->read].key),
                         ip_txn_name(obs, st->from));
-            else if (n < 8)
+            else if (n < DROPPED_SHOWN)
                 fprintf(out, "%s %s (after %s in its session)",
                         n ? "," : "  dropped:", ip_txn_name(obs, t),
                         ip_txn_name(obs, st->from));
             n++;
         }
-        if (n > 8)
-            fprintf(out, " and %u more", n - 8);
+        if (n > DROPPED_SHOWN)
+            fprintf(out, " and %u more", n - DROPPED_SHOWN);
         if (n)
             fputc('\n', out);
     }
@@ -167,9 +171,11 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
         free(sig);
     }
     fprintf(out, "  %s commit order:", ip_level_name(o->model));
-    for (uint32_t i = 0; i < p->model_verdict.n_order && i < 40; i++)
+    for (uint32_t i = 0; i < p->model_verdict.n_order && i < ORDER_SHOWN;
+         i++)
         fprintf(out, " %s", ip_txn_name(h, p->model_verdict.order[i]));
-    fprintf(out, "%s\n", p->model_verdict.n_order > 40 ? " ..." : "");
+    fprintf(out, "%s\n", p->model_verdict.n_order > ORDER_SHOWN ? " ..."
+                                                             : "");
     if (o->boundary == IP_BOUNDARY_RELAXED)
         fprintf(out, "  note: %s\n", ip_relaxed_assumption);
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- names ---------------------------------------------------------------- */
+/* ---- names ------------------------------------------------------------ */
 
 typedef struct name_ix {
     const char *name;
@@ -66,7 +66,7 @@ static uint32_t find(const name_ix *ix, uint32_t n, const char *name)
     return hit ? hit->id : IP_NONE;
 }
 
-/* ---- the verification ------------------------------------------------------ */
+/* ---- the verification ------------------------------------------------- */
 
 typedef struct verifier {
     const ip_trace *obs, *pred;
