@@ -22,7 +22,7 @@ expect() {
 contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
 
 # Every representative of report $1 (a JSON file): valid under $2,
-# unserializable, and naming the class it represents.
+# unserializable, legal (verify), and naming the class it represents.
 recheck_reps() {
     local report=$1 model=$2 n i file sig
     n=$(jq '.classes | length' "$report")
@@ -35,6 +35,9 @@ recheck_reps() {
             fail "$file is not $model"
         "$BIN" check --level ser "$file" >/dev/null 2>&1
         [ $? = 1 ] || fail "$file is serializable"
+        # a legal prediction of the trace it names (isopredict verify)
+        "$BIN" verify --observed "$(jq -r .prediction.observed "$file")" \
+            "$file" >/dev/null 2>&1 || fail "$file does not pass verify"
         [ "$(jq -r .prediction.class.signature "$file")" = "$sig" ] ||
             fail "$file names another class than '$sig'"
         [ "$(jq ".classes[$i].representative_transactions" "$report")" = \
