@@ -119,16 +119,21 @@ static bool encode_hb(ip_encoder *e)
             if (needed)
                 SET(need, a, c);
         }
-    for (uint32_t a = 0; a < n; a++)
+    /* n^2 Z3 constants at worst (seconds for thousands of transactions):
+     * once stopped, the rest are false, so that the discarded encoder
+     * never holds an undefined term and the guard's stop is quick */
+    for (uint32_t a = 0; a < n; a++) {
+        bool halted = enc_halted(e);
         for (uint32_t b = 0; b < n; b++) {
             Z3_ast *h = &e->hb[a * n + b];
-            if (a == b || !BIT(need, a, b))
+            if (halted || a == b || !BIT(need, a, b))
                 *h = e->f;
             else if (ip_so(t, e->relv[a], e->relv[b]))
                 *h = e->t;
             else
                 *h = lit_var(e, "hb", e->relv[a], e->relv[b]);
         }
+    }
     /* next relevant txn in session order */
     for (uint32_t a = 1; a < n; a++)
         for (uint32_t b = a + 1; b < n; b++)
