@@ -46,7 +46,8 @@ static void txn(kv_txn *tx, uint32_t session, uint32_t index, kv_rng *rng,
         return;
     }
     kv_putf(tx, deposit ? bal + amount : bal - amount, "bal:%u", a);
-    kv_commit(tx);
+    if (!kv_commit(tx))
+        return;
     if (deposit)
         b->deposited[a] += amount;
     else

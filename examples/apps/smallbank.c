@@ -105,8 +105,8 @@ static void txn(kv_txn *tx, uint32_t session, uint32_t index, kv_rng *rng,
         kv_abort(tx);
         return;
     }
-    kv_commit(tx);
-    ((smallbank *)ctx)->paid_in += paid;
+    if (kv_commit(tx))
+        ((smallbank *)ctx)->paid_in += paid;
 }
 
 static void check(const kv_store *st, const kv_workload *w, const void *ctx,

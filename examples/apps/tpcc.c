@@ -70,7 +70,8 @@ typedef struct line {
     uint32_t item, qty;
 } line;
 
-/* Returns false when the order rolls back (unknown item). */
+/* Returns false when the order rolls back (unknown item); true when it
+ * ended, committed or aborted by the store. */
 static bool new_order(kv_txn *tx, kv_rng *rng, tpcc *t)
 {
     uint32_t d = kv_rng_below(rng, DISTRICTS), c = kv_rng_below(rng, CUSTOMERS);
@@ -101,7 +102,8 @@ static bool new_order(kv_txn *tx, kv_rng *rng, tpcc *t)
     kv_putf(tx, n, "o%u.%" PRId64 ":lines", d, o);
     kv_putf(tx, c, "o%u.%" PRId64 ":customer", d, o);
     kv_putf(tx, o, "c%u.%u:last_order", d, c);
-    kv_commit(tx);
+    if (!kv_commit(tx))
+        return true;                      /* ended, by the store */
     t->orders[d]++;
     if (o >= 0 && o < MAX_ORDERS) {
         t->duplicate_orders += t->order_seen[d][o];
@@ -129,7 +131,8 @@ static void payment(kv_txn *tx, kv_rng *rng, tpcc *t)
     kv_putf(tx, kv_getf(tx, "c%u.%u:balance", d, c) - h, "c%u.%u:balance",
             d, c);
     kv_putf(tx, kv_getf(tx, "c%u.%u:ytd", d, c) + h, "c%u.%u:ytd", d, c);
-    kv_commit(tx);
+    if (!kv_commit(tx))
+        return;
     t->paid_w += h;
     t->paid_d[d] += h;
     t->paid_c[d][c] += h;

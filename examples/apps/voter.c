@@ -63,8 +63,8 @@ static void txn(kv_txn *tx, uint32_t session, uint32_t index, kv_rng *rng,
     kv_putf(tx, votes + 1, "votes:%u", v->phone);
     int64_t tally = kv_getf(tx, "tally:%u", contestant);
     kv_putf(tx, tally + 1, "tally:%u", contestant);
-    kv_commit(tx);
-    v->accepted++;
+    if (kv_commit(tx))
+        v->accepted++;
 }
 
 static void check(const kv_store *st, const kv_workload *w, const void *ctx,

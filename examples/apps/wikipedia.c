@@ -111,7 +111,8 @@ static void edit(kv_txn *tx, kv_rng *rng, int64_t stamp, wiki *w)
     kv_putf(tx, len, "page%u:len", p);
     kv_putf(tx, kv_getf(tx, "user%u:edits", u) + 1, "user%u:edits", u);
     kv_putf(tx, stamp, "user%u:touched", u);
-    kv_commit(tx);
+    if (!kv_commit(tx))
+        return;
     w->edits[p]++;
     w->user_edits[u]++;
     if (r + 1 >= 0 && r + 1 < MAX_REVS) {

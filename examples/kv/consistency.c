@@ -16,8 +16,9 @@
  *   si      t3 reads from a snapshot: a start point s with every read's
  *           writer t2 < s and no later writer of k before s; s after
  *           t3's session predecessor, and after the last writer of each
- *           key t3 writes (first committer wins; a write that leaves no
- *           start point is not refused - validate reports the run).
+ *           key t3 writes (first committer wins: a write that leaves no
+ *           start point conflicts with a concurrent writer, and the store
+ *           aborts t3 at commit, as an si store would).
  *           snap_lo..snap_hi is the range of s left; execution order is
  *           the commit order, so "before s" means a smaller txn id.
  * If every read satisfies its condition, co witnesses the model.  Per-key
@@ -101,11 +102,27 @@ static bool si_allows(const kv_store *st, uint32_t key, uint32_t w)
     return lo <= hi;
 }
 
-void kv_cons_write(kv_store *st, uint32_t key)
+/* si, first committer wins: t3's start must follow the last writer of
+ * each key t3 writes.  When its reads already put every start point left
+ * before that writer, a writer of the key committed after t3's snapshot:
+ * t3 is doomed (the store aborts it at commit).  The start range is then
+ * left as the reads made it, so that t3's later reads still come from
+ * one snapshot, as they would on a real store until the commit fails. */
+void kv_cons_write(kv_store *st, kv_txn *tx, uint32_t key)
 {
     const kv_versions *v = &st->versions[key];
-    if (v->n && st->snap_lo < v->txn[v->n - 1] + 1)
-        st->snap_lo = v->txn[v->n - 1] + 1;
+    uint32_t last = v->n ? v->txn[v->n - 1] : 0;
+    if (last < st->snap_lo)
+        return;
+    if (st->model == KV_MODEL_SI && last >= st->snap_hi) {
+        if (tx->conflict_with == IP_NONE) {
+            tx->conflict_op = tx->op_count;
+            tx->conflict_key = key;
+            tx->conflict_with = next_writer(st, key, st->snap_hi - 1);
+        }
+        return;
+    }
+    st->snap_lo = last + 1;
 }
 
 void kv_cons_begin(kv_store *st, kv_txn *tx)

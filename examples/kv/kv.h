@@ -69,8 +69,10 @@ uint32_t kv_rng_below(kv_rng *r, uint32_t n);     /* uniform in [0, n) */
 /* ---- models for replay ------------------------------------------------------ */
 
 /* Replay keeps the run valid under the model, with the execution order
- * as commit order (see consistency.c); under si a write that conflicts
- * with a concurrent committed one is not refused (validate reports it). */
+ * as commit order (see consistency.c).  Under si the store also does what
+ * an si store does with write conflicts, first committer wins: a
+ * transaction that writes a key a concurrent transaction (one committed
+ * after its snapshot) wrote aborts at commit (kv_commit returns false). */
 typedef enum {
     KV_MODEL_CAUSAL = 0, KV_MODEL_RC = 1, KV_MODEL_RA = 2, KV_MODEL_SI = 3
 } kv_model;
@@ -104,7 +106,11 @@ kv_value kv_getf(kv_txn *tx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void kv_putf(kv_txn *tx, kv_value v, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void kv_commit(kv_txn *tx);
+/* True if the transaction committed.  False if the store aborted it
+ * instead (si replay, first committer wins; it is recorded as aborted):
+ * the application must treat it as any aborted transaction.  Observation
+ * and rc, ra and causal replays never abort a commit. */
+bool kv_commit(kv_txn *tx);
 void kv_abort(kv_txn *tx);
 
 /* Name the application procedure the open transaction runs ("deposit"),
@@ -192,7 +198,8 @@ typedef struct kv_app {
     /* initial values of the keys */
     bool (*setup)(kv_store *st, const kv_workload *w, void *ctx);
     /* run transaction `index` of `session`: gets and puts, then kv_commit
-     * or kv_abort; update ctx only for what committed */
+     * or kv_abort; update ctx only for what committed (kv_commit may
+     * refuse, see there) */
     void (*txn)(kv_txn *tx, uint32_t session, uint32_t index, kv_rng *rng,
                 void *ctx);
     /* the application's invariants over the final state */

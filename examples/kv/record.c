@@ -112,6 +112,7 @@ static const char *div_kind_name(uint8_t k)
     case DIV_WRITER_MISSING: return "writer-missing";
     case DIV_WRITER_INVALID: return "writer-invalid";
     case DIV_STATUS: return "status";
+    case DIV_WRITE_CONFLICT: return "write-conflict";
     default: return "short-txn";
     }
 }
@@ -121,6 +122,8 @@ static void div_reason(const kv_store *st, const kv_divergence *d,
                        char *buf, size_t len)
 {
     const char *key = d->key == IP_NONE ? "" : st->key_name[d->key];
+    const kv_txn *x = &st->txns[d->txn];
+    char other[48];
     switch (d->kind) {
     case DIV_OP_MISMATCH:
         snprintf(buf, len, "the prediction has %s here, the replay "
@@ -137,8 +140,15 @@ static void div_reason(const kv_store *st, const kv_divergence *d,
     case DIV_STATUS:
         snprintf(buf, len, "the prediction has it %s, the replay %s it",
                  d->predicted,
-                 st->txns[d->txn].status == TXN_ABORTED ? "aborted"
-                                                        : "committed");
+                 x->status == TXN_ABORTED ? "aborted" : "committed");
+        break;
+    case DIV_WRITE_CONFLICT:
+        kv_txn_name(st->txns[x->conflict_with].session,
+                    st->txns[x->conflict_with].index, other, sizeof other);
+        snprintf(buf, len, "the prediction has it %s, the replay's store "
+                 "aborted it: %s wrote '%s' after its snapshot and "
+                 "committed first (snapshot isolation, first committer "
+                 "wins)", d->predicted, other, key);
         break;
     default:
         snprintf(buf, len, "the replay ended it after %u reads, the "

@@ -38,6 +38,11 @@ struct kv_txn {
     uint32_t *wkeys;           /* distinct written keys (at commit) */
     uint32_t n_wkeys;
     const char *procedure;     /* the application's name, NULL if none */
+    /* si replay: the first write (op index in the txn, key) of a key that
+     * a concurrent transaction (committed after every start point left)
+     * wrote, and that writer; conflict_with IP_NONE if none.  Such a txn
+     * aborts at commit (first committer wins), as on a real si store. */
+    uint32_t conflict_op, conflict_key, conflict_with;
 };
 
 typedef enum {
@@ -45,7 +50,9 @@ typedef enum {
     DIV_WRITER_MISSING,   /* predicted writer did not (yet) write the key */
     DIV_WRITER_INVALID,   /* reading it would violate the model */
     DIV_STATUS,           /* committed/aborted differs from the prediction */
-    DIV_SHORT_TXN         /* fewer reads than the prediction */
+    DIV_SHORT_TXN,        /* fewer reads than the prediction */
+    DIV_WRITE_CONFLICT    /* predicted committed, aborted by the store:
+                             si first committer wins (kv_txn.conflict_*) */
 } kv_div_kind;
 
 typedef struct kv_divergence {
@@ -118,8 +125,9 @@ void kv_cons_begin(kv_store *st, kv_txn *tx);
 bool kv_cons_allows(const kv_store *st, const kv_txn *tx, uint32_t key,
                     uint32_t writer);
 void kv_cons_read(kv_store *st, kv_txn *tx, uint32_t key, uint32_t writer);
-/* The open txn writes key (si: its start follows the key's last commit). */
-void kv_cons_write(kv_store *st, uint32_t key);
+/* The open txn writes key (si: its start follows the key's last commit,
+ * or, when no start point is left for that, it conflicts: tx->conflict_*). */
+void kv_cons_write(kv_store *st, kv_txn *tx, uint32_t key);
 /* The latest committed writer of key the model allows (txn 0 at worst). */
 uint32_t kv_cons_latest_allowed(const kv_store *st, const kv_txn *tx,
                                 uint32_t key);

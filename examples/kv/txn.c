@@ -32,7 +32,8 @@ kv_txn *kv_begin(kv_store *st, uint32_t session)
     kv_txn *tx = &st->txns[st->n_txns];
     *tx = (kv_txn){.st = st, .id = st->n_txns, .session = session,
                    .index = st->next_index[session], .status = TXN_OPEN,
-                   .op_first = st->n_ops};
+                   .op_first = st->n_ops, .conflict_key = IP_NONE,
+                   .conflict_with = IP_NONE};
     st->txn_of[(size_t)session * st->max_txns + tx->index] = tx->id;
     st->n_txns++;
     st->next_index[session]++;
@@ -47,14 +48,21 @@ static bool usable(kv_txn *tx)
     return tx && tx->st->open == tx && !tx->st->failed;
 }
 
+/* A divergence at op `op` of tx. */
+static void diverge_at(kv_txn *tx, uint32_t op, kv_div_kind kind,
+                       uint32_t key, uint32_t chosen, const char *predicted)
+{
+    kv_divergence d = {.kind = (uint8_t)kind, .txn = tx->id, .op = op,
+                       .reads = tx->n_reads, .key = key, .chosen = chosen};
+    snprintf(d.predicted, sizeof d.predicted, "%s", predicted ? predicted : "");
+    kv_add_divergence(tx->st, &d);
+}
+
+/* A divergence at tx's next op. */
 static void diverge(kv_txn *tx, kv_div_kind kind, uint32_t key,
                     uint32_t chosen, const char *predicted)
 {
-    kv_divergence d = {.kind = (uint8_t)kind, .txn = tx->id,
-                       .op = tx->op_count, .reads = tx->n_reads, .key = key,
-                       .chosen = chosen};
-    snprintf(d.predicted, sizeof d.predicted, "%s", predicted ? predicted : "");
-    kv_add_divergence(tx->st, &d);
+    diverge_at(tx, tx->op_count, kind, key, chosen, predicted);
 }
 
 /* The replay's read does not match the predicted one: report once per
@@ -165,7 +173,7 @@ void kv_put(kv_txn *tx, const char *key, kv_value v)
     kv_op op = {.txn = tx->id, .key = k, .value = v, .kind = IP_WRITE,
                 .from = IP_NONE};
     if (st->plan)
-        kv_cons_write(st, k);
+        kv_cons_write(st, tx, k);
     if (kv_push_op(st, &op))
         tx->op_count++;
 }
@@ -190,8 +198,11 @@ void kv_putf(kv_txn *tx, kv_value v, const char *fmt, ...)
     kv_put(tx, key, v);
 }
 
-/* Replay: does the outcome match the prediction? */
-static void check_outcome(kv_txn *tx)
+/* Replay: does the outcome match the prediction?  A commit the store
+ * refused (`refused`) is reported at the conflicting write (the writer
+ * it lost to is in the txn); an abort the application chose is not,
+ * even after a conflicting write. */
+static void check_outcome(kv_txn *tx, bool refused)
 {
     kv_store *st = tx->st;
     bool committed;
@@ -199,7 +210,10 @@ static void check_outcome(kv_txn *tx)
     if (!st->plan ||
         !kv_plan_txn(st->plan, tx->session, tx->index, &committed, &reads))
         return;
-    if (committed != (tx->status == TXN_COMMITTED))
+    if (committed && refused)
+        diverge_at(tx, tx->conflict_op, DIV_WRITE_CONFLICT, tx->conflict_key,
+                   IP_NONE, "committed");
+    else if (committed != (tx->status == TXN_COMMITTED))
         diverge(tx, DIV_STATUS, IP_NONE, IP_NONE,
                 committed ? "committed" : "aborted");
     else if (tx->n_reads < reads && !tx->misaligned) {
@@ -248,19 +262,36 @@ static bool install_writes(kv_txn *tx)
     return true;
 }
 
-void kv_commit(kv_txn *tx)
+/* End the open txn as aborted (by the store: `refused`): its writes are
+ * never installed, and its session's next txn starts after the session's
+ * last committed one. */
+static void end_aborted(kv_txn *tx, bool refused)
+{
+    tx->status = TXN_ABORTED;
+    tx->st->open = NULL;
+    check_outcome(tx, refused);
+}
+
+bool kv_commit(kv_txn *tx)
 {
     if (!usable(tx)) {
         if (tx)
             kv_store_fail(tx->st, "store: commit outside a transaction");
-        return;
+        return false;
+    }
+    /* si replay, first committer wins: a concurrent writer of a key this
+     * txn wrote committed first (kv_cons_write) */
+    if (tx->conflict_with != IP_NONE) {
+        end_aborted(tx, true);
+        return false;
     }
     kv_store *st = tx->st;
     tx->status = TXN_COMMITTED;
     install_writes(tx);
     st->last_committed[tx->session] = tx->id;
     st->open = NULL;
-    check_outcome(tx);
+    check_outcome(tx, false);
+    return true;
 }
 
 void kv_abort(kv_txn *tx)
@@ -270,9 +301,7 @@ void kv_abort(kv_txn *tx)
             kv_store_fail(tx->st, "store: abort outside a transaction");
         return;
     }
-    tx->status = TXN_ABORTED;
-    tx->st->open = NULL;
-    check_outcome(tx);
+    end_aborted(tx, false);
 }
 
 void kv_txn_procedure(kv_txn *tx, const char *name)

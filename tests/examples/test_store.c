@@ -2,12 +2,14 @@
  * test_store.c - unit tests of the recording KV store (examples/kv):
  * isolation of uncommitted writes, aborts, the recorded trace and its
  * procedures, the serializability of observation, and replay's writer
- * choice under causal and rc, checked by the project's exact checkers.
+ * choice under causal, rc, ra and si and si's first-committer-wins aborts,
+ * checked by the project's exact checkers.
  */
 #include "kv.h"
 #include "validate.h"
 
 #include <CUnit/Basic.h>
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -337,6 +339,147 @@ static void test_replay_si_reads_one_snapshot(void)
                   0, "init", "init", IP_LVL_SI, false);
 }
 
+/* s1.0 and s2.0 both read x and then write it; s2.0 then reads y, which
+ * s1.0 wrote too.  x_from: the writer s2.0 reads x from ("" for a blind
+ * write of x); y_from: the one it reads y from. */
+#define WRITERS_PLAN(x_read, y_from, model)                                   \
+    "{\"isopredict_trace\":1,\"sessions\":["                                  \
+    "{\"id\":\"s1\",\"transactions\":[{\"id\":\"s1.0\",\"ops\":["             \
+    "{\"op\":\"read\",\"key\":\"x\",\"from\":\"init\"},"                      \
+    "{\"op\":\"write\",\"key\":\"x\",\"value\":1},"                           \
+    "{\"op\":\"write\",\"key\":\"y\",\"value\":1}]}]},"                       \
+    "{\"id\":\"s2\",\"transactions\":[{\"id\":\"s2.0\",\"ops\":["             \
+    x_read                                                                  \
+    "{\"op\":\"write\",\"key\":\"x\",\"value\":2},"                           \
+    "{\"op\":\"read\",\"key\":\"y\",\"from\":\"" y_from "\"}]}]}],"            \
+    "\"prediction\":{\"model\":\"" model "\","                                \
+    "\"commit_order\":[\"init\",\"s1.0\",\"s2.0\"]}}"
+#define X_FROM_INIT "{\"op\":\"read\",\"key\":\"x\",\"from\":\"init\"},"
+
+/* Replay a WRITERS_PLAN (s2.0 reads x first when x_read); returns the
+ * store, with what kv_commit said of s2.0 in *second. */
+static kv_store *replay_writers(const char *json, bool x_read, kv_model model,
+                                bool *second)
+{
+    kv_plan *p = plan_from_text(json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    kv_store *st = new_store(2, 4);
+    kv_store_use_plan(st, p, model);
+    kv_store_set_initial(st, "x", 0);
+    kv_store_set_initial(st, "y", 0);
+    kv_txn *a = kv_begin(st, 0);
+    kv_put(a, "x", kv_get(a, "x") + 1);
+    kv_put(a, "y", 1);
+    CU_ASSERT_TRUE(kv_commit(a));
+    kv_txn *b = kv_begin(st, 1);
+    kv_put(b, "x", x_read ? kv_get(b, "x") + 2 : 2);
+    kv_get(b, "y");
+    *second = kv_commit(b);
+    CU_ASSERT_FALSE(kv_store_failed(st, NULL));
+    kv_store_use_plan(st, NULL, model);
+    kv_plan_free(p);
+    return st;
+}
+
+/* The verdict of the store's trace at level. */
+static ip_check_result check_store(const kv_store *st, ip_level level)
+{
+    ip_trace *t = trace_of(st);
+    ip_verdict v;
+    ip_error err;
+    ip_check_opts o = {0};
+    ip_check_result r = ip_check(t, level, &o, &v, &err);
+    ip_verdict_free(&v);
+    ip_trace_free(t);
+    return r;
+}
+
+static void test_replay_si_first_committer_wins(void)
+{
+    /* both read x from init and write it: under si they are concurrent
+     * writers of x, so s2.0, committing second, aborts */
+    bool second;
+    kv_store *st = replay_writers(WRITERS_PLAN(X_FROM_INIT, "init", "si"),
+                                  true, KV_MODEL_SI, &second);
+    CU_ASSERT_FALSE(second);
+    kv_counts c;
+    kv_store_counts(st, &c);
+    CU_ASSERT_EQUAL(c.committed, 1);
+    CU_ASSERT_EQUAL(c.aborted, 1);
+    CU_ASSERT_EQUAL(kv_final(st, "x"), 1);          /* s2.0's write lost */
+    /* one divergence, at s2.0's write of x, naming the winner; s2.0's
+     * read of y after it still came from its snapshot (init), as planned */
+    CU_ASSERT_EQUAL(c.divergences, 1);
+    cJSON *divs = kv_store_divergences_json(st);
+    const cJSON *d = cJSON_GetArrayItem(divs, 0);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(d, "kind")->valuestring,
+                           "write-conflict");
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(d, "txn")->valuestring, "s2.0");
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(d, "key")->valuestring, "x");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(d, "op")->valueint, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cJSON_GetObjectItem(d, "reason")->valuestring,
+                                  "s1.0 wrote 'x'"));
+    cJSON_Delete(divs);
+    ip_trace *t = trace_of(st);
+    CU_ASSERT_STRING_EQUAL(ip_txn_name(t, 2), "s2.0");
+    CU_ASSERT_FALSE(ip_committed(t, 2));
+    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 0), "init");
+    CU_ASSERT_STRING_EQUAL(read_from(t, 2, 2), "init");
+    ip_trace_free(t);
+    /* what remains is valid under si, and serializable */
+    CU_ASSERT_EQUAL(check_store(st, IP_LVL_SI), IP_CHECK_OK);
+    CU_ASSERT_EQUAL(check_store(st, IP_LVL_SER), IP_CHECK_OK);
+    kv_store_free(st);
+}
+
+static void test_replay_si_later_writer_commits(void)
+{
+    /* a blind write of x, then y from s1.0: s2.0 can start after s1.0
+     * committed, so it is not concurrent with it and commits */
+    bool second;
+    kv_store *st = replay_writers(WRITERS_PLAN("", "s1.0", "si"), false,
+                                  KV_MODEL_SI, &second);
+    CU_ASSERT_TRUE(second);
+    kv_counts c;
+    kv_store_counts(st, &c);
+    CU_ASSERT_EQUAL(c.committed, 2);
+    CU_ASSERT_EQUAL(c.divergences, 0);
+    CU_ASSERT_EQUAL(kv_final(st, "x"), 2);
+    CU_ASSERT_EQUAL(check_store(st, IP_LVL_SI), IP_CHECK_OK);
+    kv_store_free(st);
+}
+
+static void test_replay_weak_models_never_abort(void)
+{
+    /* the lost update the si replay refuses is what rc, ra and causal
+     * allow: both commit, as planned, and the run is unserializable */
+    static const struct {
+        const char *plan;
+        kv_model model;
+        ip_level level;
+    } cases[] = {
+        {WRITERS_PLAN(X_FROM_INIT, "init", "causal"), KV_MODEL_CAUSAL,
+         IP_LVL_CAUSAL},
+        {WRITERS_PLAN(X_FROM_INIT, "init", "rc"), KV_MODEL_RC, IP_LVL_RC},
+        {WRITERS_PLAN(X_FROM_INIT, "init", "ra"), KV_MODEL_RA, IP_LVL_RA},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool second;
+        kv_store *st = replay_writers(cases[i].plan, true, cases[i].model,
+                                      &second);
+        CU_ASSERT_TRUE(second);
+        kv_counts c;
+        kv_store_counts(st, &c);
+        CU_ASSERT_EQUAL(c.committed, 2);
+        CU_ASSERT_EQUAL(c.aborted, 0);
+        CU_ASSERT_EQUAL(c.divergences, 0);
+        CU_ASSERT_EQUAL(kv_final(st, "x"), 2);       /* s1.0's write lost */
+        CU_ASSERT_EQUAL(check_store(st, cases[i].level), IP_CHECK_OK);
+        CU_ASSERT_EQUAL(check_store(st, IP_LVL_SER), IP_CHECK_VIOLATION);
+        kv_store_free(st);
+    }
+}
+
 static void test_replay_missing_writer(void)
 {
     /* the plan names a writer that never wrote the key */
@@ -412,6 +555,12 @@ int main(void)
                 test_replay_ra_rejects_fractured_read);
     CU_add_test(s, "replay: si reads one snapshot",
                 test_replay_si_reads_one_snapshot);
+    CU_add_test(s, "replay: si, first committer wins",
+                test_replay_si_first_committer_wins);
+    CU_add_test(s, "replay: si, a later writer commits",
+                test_replay_si_later_writer_commits);
+    CU_add_test(s, "replay: rc, ra, causal never abort",
+                test_replay_weak_models_never_abort);
     CU_add_test(s, "replay: missing writer", test_replay_missing_writer);
     CU_add_test(s, "plan errors", test_plan_errors);
     CU_add_test(s, "names and files", test_names_and_files);
