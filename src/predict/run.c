@@ -168,6 +168,19 @@ static bool lazy_by_default(const ip_predict_opts *o,
            est->literals > LAZY_ABOVE_LITERALS;
 }
 
+/* Windows check weak isolation eagerly unless asked otherwise: measured
+ * with triage at 10x100 (bench/predict/RESULTS.md, "Lazy weak isolation
+ * in windows"), lazy searched more windows on smallbank and wikipedia
+ * but far fewer on tpcc (causal: 1 of 59 against 48).  Asked for, it is
+ * sound there: every window's so u wr is acyclic (a stretch of a serial
+ * or topological order) and every candidate goes through the legality
+ * check, which the relaxed boundary needs without commit positions. */
+static bool lazy_windows(const ip_predict_opts *o)
+{
+    return o->weak == IP_WEAK_LAZY && o->model != IP_LVL_SI &&
+           o->encoding != IP_ENC_APPROX_RANK;
+}
+
 static bool si_lazy(const run_state *rs)
 {
     return rs->stats->search.lazy_weak;
@@ -353,7 +366,8 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                     .want = opts->triage ? UINT32_MAX
                           : opts->max_predictions ? opts->max_predictions : 1,
                     .stats = stats ? stats : &local, .err = err,
-                    .failure = IP_PREDICT_NONE};
+                    .failure = IP_PREDICT_NONE,
+                    .lazy_windows = lazy_windows(opts)};
     memset(rs.stats, 0, sizeof *rs.stats);
     if (!ip_trace_unique(obs)) {
         char why[600];

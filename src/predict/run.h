@@ -29,6 +29,7 @@ typedef struct run_state {
     uint32_t *pos, *order;
     uint32_t n_order;
     bool has_order;
+    bool lazy_windows;        /* windows check weak isolation lazily */
     uint32_t *ev_of_op;       /* of obs */
     uint32_t round;           /* current round index */
 

@@ -327,7 +327,8 @@ static void solve_window(round_state *rd, uint32_t j)
                                  .boundary = rs->opts->boundary,
                                  .encoding = rs->opts->encoding,
                                  .staleness = rd->staleness,
-                                 .order_pos = w.sub_pos};
+                                 .order_pos = w.sub_pos,
+                                 .lazy_weak = rs->lazy_windows};
         if (rd->window_seconds > 0)
             pb.deadline = ip_now() + rd->window_seconds;
         r = solve_problem(&pb);
