@@ -149,6 +149,12 @@ int cli_search_finish(const char *cmd, cli_search *s, bool quiet)
                                "--search bounded");
     if (s->bounds_set)
         s->opts.search = IP_SEARCH_BOUNDED;
+    else if (s->opts.search == IP_SEARCH_BOUNDED) {
+        /* "bounded" alone: the first round of auto's widening, never one
+         * window over the whole trace (that is --window 0, asked for) */
+        s->opts.window = IP_WINDOW_FIRST;
+        s->opts.staleness = IP_STALENESS_FIRST;
+    }
     if (s->opts.model == IP_LVL_SI && s->opts.weak == IP_WEAK_LAZY)
         return cli_usage_error(cmd, "--weak-isolation lazy is not available "
                                "under --model si (use eager or auto)");

@@ -87,6 +87,10 @@ typedef enum {
     IP_SEARCH_BOUNDED = 2
 } ip_search_mode;
 
+/* The first round of the widening: windows of 32 transactions, staleness
+ * 2 (also what the command line's `--search bounded` alone means). */
+enum { IP_WINDOW_FIRST = 32, IP_STALENESS_FIRST = 2 };
+
 /* How the exhaustive search encodes weak isolation (encode.h,
  * lazy_weak): eagerly (the model's axioms in the formula), lazily (each
  * candidate checked, violations forbidden), or by size (auto: lazily when

@@ -259,7 +259,8 @@ static ip_predict_result widening(run_state *rs, ip_search_info *si,
 {
     ip_predict_result r = IP_PREDICT_NONE;
     double share = 2.0;
-    for (uint32_t w = 32, k = 2; w < rs->n_order && !guard_stopped(rs->g) &&
+    for (uint32_t w = IP_WINDOW_FIRST, k = IP_STALENESS_FIRST;
+         w < rs->n_order && !guard_stopped(rs->g) &&
                                  si->n_rounds + 1 < IP_MAX_ROUNDS &&
                                  si->n_rounds < max;
          w *= 2, k *= 2, share *= 2) {

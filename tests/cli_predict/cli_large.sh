@@ -95,6 +95,12 @@ bounded)
     "$BIN" check --level causal "$f" >/dev/null || fail "$f is not causal"
     "$BIN" predict --quiet --out o b.json >out 2>err
     contains out "search: not complete: windows of 32 transactions"
+    # --search bounded alone: the first widening round, not one window
+    # over the whole trace
+    "$BIN" predict --quiet --json --search bounded --out o2 b.json >out 2>err
+    jq -e '.search.rounds | length == 1 and .[0].window == 32 and
+           .[0].staleness == 2' out >/dev/null ||
+        fail "--search bounded alone: $(jq -c .search.rounds out)"
     ;;
 shards)
     # every window of one process = the union of three shards' windows
