@@ -7,6 +7,7 @@
 # Other targets: deps, build, asan, clean.
 
 DEB_PACKAGES := build-essential cmake pkg-config libz3-dev libcjson-dev libcunit1-dev jq man-db \
+                postgresql-15 libpq-dev \
                 libgraphviz-dev chromium
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

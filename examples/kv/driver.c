@@ -2,6 +2,7 @@
  * driver.c - the command line shared by the example applications: parse,
  * run the sessions (observe or replay), check invariants, record.
  */
+#include "pg.h"
 #include "store_internal.h"
 
 #include <cjson/cJSON.h>
@@ -36,6 +37,10 @@ typedef struct args {
     kv_workload w;
     bool have_sessions, have_txns, have_seed, quiet;
     const char *record, *replay;
+    bool postgres;            /* --store postgres */
+    const char *dsn;
+    kv_pg_level level;
+    bool have_level;
 } args;
 
 static int usage(const char *app, const char *fmt, ...)
@@ -49,10 +54,16 @@ static int usage(const char *app, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nusage: %s [--sessions S] [--txns T] [--seed N] "
             "[--record TRACE.json] [--replay PREDICTED.json] [--quiet]\n"
+            "       [--store memory|postgres --dsn DSN --isolation "
+            "serializable|repeatable-read|read-committed]\n"
             "  observe: run S sessions of T transactions each, interleaved "
             "at random by the seed\n"
             "  replay:  run the transactions of a predicted history in its "
-            "commit order\n", app);
+            "commit order\n"
+            "  --store postgres: observe on PostgreSQL, each session a "
+            "thread with its own connection, at the isolation level given\n"
+            "    (default serializable); replay stays on the in-memory "
+            "store\n", app);
     return 2;
 }
 
@@ -77,6 +88,9 @@ static int parse_args(const kv_app *app, int argc, char **argv, args *a)
         {"record", required_argument, NULL, 'r'},
         {"replay", required_argument, NULL, 'p'},
         {"quiet", no_argument, NULL, 'q'},
+        {"store", required_argument, NULL, 'S'},
+        {"dsn", required_argument, NULL, 'd'},
+        {"isolation", required_argument, NULL, 'i'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     *a = (args){.w = {.app = app->name, .sessions = 3, .txns = 4, .seed = 1}};
@@ -106,12 +120,39 @@ static int parse_args(const kv_app *app, int argc, char **argv, args *a)
         case 'r': a->record = optarg; break;
         case 'p': a->replay = optarg; break;
         case 'q': a->quiet = true; break;
+        case 'S':
+            if (strcmp(optarg, "memory") && strcmp(optarg, "postgres"))
+                return usage(app->name, "--store: expected memory or "
+                             "postgres, got '%s'", optarg);
+            a->postgres = !strcmp(optarg, "postgres");
+            break;
+        case 'd': a->dsn = optarg; break;
+        case 'i':
+            if (!kv_pg_parse_level(optarg, &a->level))
+                return usage(app->name, "--isolation: expected serializable, "
+                             "repeatable-read or read-committed, got '%s'",
+                             optarg);
+            a->have_level = true;
+            break;
         case 'h': usage(app->name, "help"); return 0;
         default: return usage(app->name, "unknown option");
         }
     }
     if (optind < argc)
         return usage(app->name, "unexpected argument '%s'", argv[optind]);
+    if (a->postgres && !a->dsn)
+        return usage(app->name, "--store postgres needs --dsn (for a "
+                     "private server: examples/postgres/cluster.sh start DIR "
+                     "prints one)");
+    if (!a->postgres && (a->dsn || a->have_level))
+        return usage(app->name, "--dsn and --isolation are for --store "
+                     "postgres");
+    if (a->postgres && a->replay)
+        return usage(app->name, "--replay runs on the in-memory store only "
+                     "(PostgreSQL cannot be told which write a read sees)");
+    /* one connection and thread per session */
+    if (a->postgres && a->w.sessions > 100)
+        return usage(app->name, "--store postgres runs at most 100 sessions");
     /* a replay's happens-before matrix is n^2 bits; observation keeps
      * only what it records */
     uint64_t n = (uint64_t)a->w.sessions * a->w.txns;
@@ -235,24 +276,42 @@ static cJSON *replay_json(const kv_store *st, const args *a)
     return NULL;
 }
 
-/* The trace plus what the trace model does not hold. */
-static bool write_record(const kv_store *st, const args *a,
-                         const kv_report *rep, FILE *out)
+/* Where a PostgreSQL recording ran. */
+static cJSON *store_json(const kv_pg_result *pg, const args *a)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o && cJSON_AddStringToObject(o, "backend", "postgres") &&
+        cJSON_AddStringToObject(o, "isolation", kv_pg_level_name(a->level)) &&
+        cJSON_AddStringToObject(o, "server_version", pg->server_version) &&
+        cJSON_AddNumberToObject(o, "retries", pg->retries))
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* The trace plus what the trace model does not hold: the workload, the
+ * invariants, and the in-memory store's schedule and replay, or where a
+ * PostgreSQL recording ran (`pg`). */
+static bool write_record(const kv_store *st, const kv_pg_result *pg,
+                         const args *a, const kv_report *rep, FILE *out)
 {
     ip_error err = {0};
-    ip_trace *t = kv_store_trace(st, a->record, &err);
-    if (!t) {
+    ip_trace *t = pg ? NULL : kv_store_trace(st, a->record, &err);
+    if (!pg && !t) {
         fprintf(stderr, "%s: recording failed: %s\n", a->w.app, err.msg);
         return false;
     }
-    cJSON *root = ip_trace_to_cjson(t);
+    cJSON *root = ip_trace_to_cjson(pg ? pg->trace : t);
     ip_trace_free(t);
     bool ok = root &&
               cJSON_AddItemToObject(root, "workload", workload_json(&a->w)) &&
-              cJSON_AddItemToObject(root, "schedule",
-                                    kv_store_schedule_json(st)) &&
               cJSON_AddItemToObject(root, "invariants", invariants_json(rep));
-    if (ok && st->plan)
+    if (ok && pg)
+        ok = cJSON_AddItemToObject(root, "store", store_json(pg, a));
+    else if (ok)
+        ok = cJSON_AddItemToObject(root, "schedule",
+                                   kv_store_schedule_json(st));
+    if (ok && st && st->plan)
         ok = cJSON_AddItemToObject(root, "replay", replay_json(st, a));
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
@@ -264,26 +323,55 @@ static bool write_record(const kv_store *st, const args *a,
     return ok;
 }
 
-static void print_summary(const kv_store *st, const args *a,
-                          const kv_report *rep)
+static void print_summary(const kv_counts *c, const kv_pg_result *pg,
+                          const args *a, const kv_report *rep)
 {
-    kv_counts c;
-    kv_store_counts(st, &c);
     for (uint32_t i = 0; i < rep->violated && i < KV_MAX_REPORTED; i++)
         printf("%s: invariant violated: %s\n", a->w.app, rep->msg[i]);
     if (a->quiet)
         return;
     fprintf(stderr, "%s: %s %u txns (%u committed, %u aborted), %u reads, "
             "%u writes; invariants: %u checked, %u violated", a->w.app,
-            a->replay ? "replayed" : "observed", c.txns, c.committed,
-            c.aborted, c.reads, c.writes, rep->checked, rep->violated);
+            a->replay ? "replayed" : "observed", c->txns, c->committed,
+            c->aborted, c->reads, c->writes, rep->checked, rep->violated);
     if (a->replay)
-        fprintf(stderr, "; %u divergences", c.divergences);
+        fprintf(stderr, "; %u divergences", c->divergences);
+    if (pg)
+        fprintf(stderr, "; PostgreSQL %s at %s, %u attempts retried",
+                pg->server_version, kv_pg_level_name(a->level), pg->retries);
     fputc('\n', stderr);
+}
+
+/* --store postgres: record on the server; the invariants are checked on
+ * its final state. */
+static int run_postgres(const kv_app *app, args *a, FILE *out)
+{
+    kv_error err = {{0}};
+    void *ctx = calloc(1, app->ctx_size ? app->ctx_size : 1);
+    kv_report *rep = calloc(1, sizeof *rep);
+    kv_pg_result pg = {0};
+    int status = 2;
+    if (!ctx || !rep)
+        fprintf(stderr, "%s: out of memory\n", app->name);
+    else if (!kv_pg_observe(app, &a->w, a->dsn, a->level,
+                            a->record ? a->record : "-", ctx, &pg, &err))
+        fprintf(stderr, "%s: %s\n", app->name, err.msg);
+    else {
+        app->check(pg.final, &a->w, ctx, rep);
+        print_summary(&pg.counts, &pg, a, rep);
+        if (!out || write_record(NULL, &pg, a, rep, out))
+            status = rep->violated > 0 ? 1 : 0;
+    }
+    kv_pg_result_free(&pg);
+    free(ctx);
+    free(rep);
+    return status;
 }
 
 static int run(const kv_app *app, args *a, FILE *out)
 {
+    if (a->postgres)
+        return run_postgres(app, a, out);
     kv_error err = {{0}};
     kv_plan *plan = NULL;
     if (a->replay) {
@@ -314,8 +402,10 @@ static int run(const kv_app *app, args *a, FILE *out)
         goto done;
     }
     app->check(st, &a->w, ctx, rep);
-    print_summary(st, a, rep);
-    if (out && !write_record(st, a, rep, out))
+    kv_counts c;
+    kv_store_counts(st, &c);
+    print_summary(&c, NULL, a, rep);
+    if (out && !write_record(st, NULL, a, rep, out))
         goto done;
     status = rep->violated > 0 && !plan ? 1 : 0;
 done:

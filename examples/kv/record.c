@@ -19,8 +19,8 @@ static const char *value_text(kv_value v, char *buf, size_t len)
 
 /* The transaction's tool fields, {"procedure":NAME}: built by cJSON so
  * that any name comes out as valid, compact JSON. */
-static bool add_procedure(ip_builder *b, uint32_t h, const char *name,
-                          ip_error *err)
+bool kv_record_procedure(ip_builder *b, uint32_t h, const char *name,
+                         ip_error *err)
 {
     cJSON *o = cJSON_CreateObject();
     char *text = o && cJSON_AddStringToObject(o, "procedure", name)
@@ -43,7 +43,7 @@ static bool add_txn(const kv_store *st, ip_builder *b, uint32_t t,
                                                          : IP_COMMITTED,
                                 0, err);
     if (h == IP_NONE || (x->procedure &&
-                         !add_procedure(b, h, x->procedure, err)))
+                         !kv_record_procedure(b, h, x->procedure, err)))
         return false;
     for (uint32_t i = 0; i < x->op_count; i++) {
         const kv_op *op = &st->ops[x->op_first + i];

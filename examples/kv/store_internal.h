@@ -43,6 +43,9 @@ struct kv_txn {
      * wrote, and that writer; conflict_with IP_NONE if none.  Such a txn
      * aborts at commit (first committer wins), as on a real si store. */
     uint32_t conflict_op, conflict_key, conflict_with;
+    /* --store postgres: the attempt this txn is (pg.h); st is NULL then
+     * and every operation goes to pg_txn.c */
+    struct kv_pg_txn *pg;
 };
 
 typedef enum {
@@ -119,6 +122,18 @@ static inline void kv_set_bit(uint64_t *row, uint32_t i)
 {
     row[i / 64] |= (uint64_t)1 << (i % 64);
 }
+
+/* record.c: the txn's {"procedure":NAME} tool field */
+bool kv_record_procedure(ip_builder *b, uint32_t h, const char *name,
+                         ip_error *err);
+
+/* pg_txn.c: the operations of a txn on PostgreSQL (pg.h) */
+struct kv_pg_txn;
+kv_value kv_pg_get(struct kv_pg_txn *t, const char *key);
+void kv_pg_put(struct kv_pg_txn *t, const char *key, kv_value v);
+bool kv_pg_commit(struct kv_pg_txn *t);
+void kv_pg_abort(struct kv_pg_txn *t);
+void kv_pg_procedure(struct kv_pg_txn *t, const char *name);
 
 /* consistency.c: the model bookkeeping of the open transaction */
 void kv_cons_begin(kv_store *st, kv_txn *tx);

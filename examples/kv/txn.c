@@ -127,6 +127,8 @@ static bool own_write(const kv_txn *tx, uint32_t key, kv_value *v)
 
 kv_value kv_get(kv_txn *tx, const char *key)
 {
+    if (tx && tx->pg)
+        return kv_pg_get(tx->pg, key);
     if (!usable(tx)) {
         if (tx)
             kv_store_fail(tx->st, "store: get outside a transaction");
@@ -159,6 +161,10 @@ kv_value kv_get(kv_txn *tx, const char *key)
 
 void kv_put(kv_txn *tx, const char *key, kv_value v)
 {
+    if (tx && tx->pg) {
+        kv_pg_put(tx->pg, key, v);
+        return;
+    }
     if (!usable(tx)) {
         if (tx)
             kv_store_fail(tx->st, "store: put outside a transaction");
@@ -274,6 +280,8 @@ static void end_aborted(kv_txn *tx, bool refused)
 
 bool kv_commit(kv_txn *tx)
 {
+    if (tx && tx->pg)
+        return kv_pg_commit(tx->pg);
     if (!usable(tx)) {
         if (tx)
             kv_store_fail(tx->st, "store: commit outside a transaction");
@@ -296,6 +304,10 @@ bool kv_commit(kv_txn *tx)
 
 void kv_abort(kv_txn *tx)
 {
+    if (tx && tx->pg) {
+        kv_pg_abort(tx->pg);
+        return;
+    }
     if (!usable(tx)) {
         if (tx)
             kv_store_fail(tx->st, "store: abort outside a transaction");
@@ -306,6 +318,10 @@ void kv_abort(kv_txn *tx)
 
 void kv_txn_procedure(kv_txn *tx, const char *name)
 {
+    if (tx && tx->pg) {
+        kv_pg_procedure(tx->pg, name);
+        return;
+    }
     if (!usable(tx)) {
         if (tx)
             kv_store_fail(tx->st, "store: procedure outside a transaction");
