@@ -276,16 +276,19 @@ static cJSON *replay_json(const kv_store *st, const args *a)
     return NULL;
 }
 
-/* Where a PostgreSQL recording ran. */
+/* Where a PostgreSQL recording ran: {"store": {...}}, the trace's "meta"
+ * (the field the trace format keeps for other tools' data). */
 static cJSON *store_json(const kv_pg_result *pg, const args *a)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (o && cJSON_AddStringToObject(o, "backend", "postgres") &&
+    cJSON *meta = cJSON_CreateObject(), *o = cJSON_CreateObject();
+    if (meta && o && cJSON_AddStringToObject(o, "backend", "postgres") &&
         cJSON_AddStringToObject(o, "isolation", kv_pg_level_name(a->level)) &&
         cJSON_AddStringToObject(o, "server_version", pg->server_version) &&
-        cJSON_AddNumberToObject(o, "retries", pg->retries))
-        return o;
+        cJSON_AddNumberToObject(o, "retries", pg->retries) &&
+        cJSON_AddItemToObject(meta, "store", o))
+        return meta;
     cJSON_Delete(o);
+    cJSON_Delete(meta);
     return NULL;
 }
 
@@ -307,7 +310,7 @@ static bool write_record(const kv_store *st, const kv_pg_result *pg,
               cJSON_AddItemToObject(root, "workload", workload_json(&a->w)) &&
               cJSON_AddItemToObject(root, "invariants", invariants_json(rep));
     if (ok && pg)
-        ok = cJSON_AddItemToObject(root, "store", store_json(pg, a));
+        ok = cJSON_AddItemToObject(root, "meta", store_json(pg, a));
     else if (ok)
         ok = cJSON_AddItemToObject(root, "schedule",
                                    kv_store_schedule_json(st));

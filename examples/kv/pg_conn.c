@@ -42,12 +42,19 @@ const char *kv_pg_level_name(kv_pg_level l)
     }
 }
 
-/* libpq's messages end in a newline (and may hold several lines). */
+/* libpq's messages end in a newline and may hold several lines: one
+ * line, for one error line on stderr. */
 static void trim(char *s)
 {
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
-        s[--n] = '\0';
+    size_t d = 0;
+    for (size_t i = 0; s[i]; i++) {
+        char c = s[i] == '\n' || s[i] == '\t' ? ' ' : s[i];
+        if (c != ' ' || (d > 0 && s[d - 1] != ' '))
+            s[d++] = c;
+    }
+    while (d > 0 && s[d - 1] == ' ')
+        d--;
+    s[d] = '\0';
 }
 
 static const char *hint_for(const char *state, bool lost)
