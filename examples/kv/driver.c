@@ -427,18 +427,30 @@ int kv_main(const kv_app *app, int argc, char **argv)
         return status;
     kv_error err = {{0}};
     FILE *out = NULL;
-    if (a.record && !(out = kv_create_new_file(a.record, &err))) {
+    char tmp[4096] = "";
+    bool to_stdout = a.record && strcmp(a.record, "-") == 0;
+    /* the trace goes to a temporary file beside --record, linked into
+     * place when complete: written whole or not at all */
+    if (to_stdout)
+        out = stdout;
+    else if (a.record &&
+             !(out = kv_create_temp_beside(a.record, tmp, sizeof tmp, &err))) {
         fprintf(stderr, "%s: %s\n", app->name, err.msg);
         return 2;
     }
     status = run(app, &a, out);
-    if (out && out != stdout && fclose(out) != 0 && status != 2) {
-        fprintf(stderr, "%s: %s: cannot write the trace\n", app->name,
-                a.record);
-        status = 2;
+    if (out && !to_stdout) {
+        if (fclose(out) != 0 && status != 2) {
+            fprintf(stderr, "%s: %s: cannot write the trace\n", app->name,
+                    a.record);
+            status = 2;
+        }
+        if (status == 2)
+            unlink(tmp);
+        else if (!kv_publish_file(tmp, a.record, &err)) {
+            fprintf(stderr, "%s: %s\n", app->name, err.msg);
+            status = 2;
+        }
     }
-    /* a failed run leaves no half-written file of ours behind */
-    if (status == 2 && out && out != stdout)
-        unlink(a.record);
     return status;
 }

@@ -29,6 +29,23 @@
  * of the sessions at random (seeded); replay runs them in the predicted
  * commit order and stops after the transactions the prediction includes.
  *
+ * --store postgres (pg.h) runs the same application code on PostgreSQL
+ * instead: each session a thread with its own connection, at the
+ * isolation level given, the writer of each read taken from the row it
+ * read (every row holds its writer), serialization failures recorded as
+ * aborted attempts and retried.  Replay stays on this in-memory store:
+ * PostgreSQL cannot be told which write a read sees.
+ *
+ * Public interface: this header is how an application records a trace
+ * (README, "Recording your own application"): kv_store_new,
+ * kv_store_set_initial, kv_begin, kv_get/kv_put (and the f variants),
+ * kv_commit/kv_abort, kv_txn_procedure, then kv_store_trace and
+ * ip_trace_to_cjson (trace.h) to write it.  Whatever the store, a
+ * recording must keep, per read, the key, the value and the transaction
+ * that wrote it (or "init"), and per write the key and value; per
+ * transaction its session, its place in the session and whether it
+ * committed.  Names: kv_txn_name.
+ *
  * Ownership: the store owns everything it records; kv_store_free releases
  * it.  Procedure names stay the application's: the store keeps the
  * pointer, so they must outlive it (string literals).  kv_plan_load
@@ -177,6 +194,15 @@ bool kv_plan_workload(const kv_plan *p, uint32_t *sessions, uint32_t *txns,
 /* Open a file for writing only if it does not exist yet (never overwrite
  * what the user has); "-" is stdout.  NULL with err set otherwise. */
 FILE *kv_create_new_file(const char *path, kv_error *err);
+
+/* A file written whole or not at all: kv_create_temp_beside fails if
+ * `path` exists, else opens a new temporary ".NAME.XXXXXX" beside it (its
+ * name in tmp[len]); kv_publish_file links the complete temporary file
+ * into place (failing if `path` appeared meanwhile) and removes the
+ * temporary name either way.  On failure, unlink(tmp) is the caller's. */
+FILE *kv_create_temp_beside(const char *path, char *tmp, size_t len,
+                            kv_error *err);
+bool kv_publish_file(const char *tmp, const char *path, kv_error *err);
 
 /* ---- applications and the driver ------------------------------------------ */
 

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,4 +51,45 @@ FILE *kv_create_new_file(const char *path, kv_error *err)
         close(fd);
     }
     return f;
+}
+
+FILE *kv_create_temp_beside(const char *path, char *tmp, size_t len,
+                            kv_error *err)
+{
+    if (access(path, F_OK) == 0) {
+        snprintf(err->msg, sizeof err->msg, "%s: %s (refusing to overwrite; "
+                 "choose a new file name)", path, strerror(EEXIST));
+        return NULL;
+    }
+    const char *slash = strrchr(path, '/');
+    int dir = slash ? (int)(slash - path + 1) : 0;
+    if (snprintf(tmp, len, "%.*s.%s.XXXXXX", dir, path,
+                 slash ? slash + 1 : path) >= (int)len) {
+        snprintf(err->msg, sizeof err->msg, "%s: file name too long", path);
+        return NULL;
+    }
+    int fd = mkstemp(tmp);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        snprintf(err->msg, sizeof err->msg, "%s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        return NULL;
+    }
+    fchmod(fd, 0644);
+    return f;
+}
+
+bool kv_publish_file(const char *tmp, const char *path, kv_error *err)
+{
+    /* link, not rename: a file that appeared meanwhile is not replaced */
+    bool ok = link(tmp, path) == 0;
+    if (!ok)
+        snprintf(err->msg, sizeof err->msg, "%s: %s%s", path, strerror(errno),
+                 errno == EEXIST ? " (refusing to overwrite; choose a new "
+                                   "file name)" : "");
+    unlink(tmp);
+    return ok;
 }
