@@ -535,6 +535,33 @@ static void test_names_and_files(void)
     if (f)
         fclose(f);
     unlink(path);
+
+    /* whole or not at all: a temporary file beside the path, linked into
+     * place when complete; never over a file that exists */
+    char tmp[4096];
+    f = kv_create_temp_beside(path, tmp, sizeof tmp, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(strncmp(tmp, "/tmp/.examples_new_", 19), 0);
+    CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+    fputs("{}\n", f);
+    fclose(f);
+    CU_ASSERT_TRUE(kv_publish_file(tmp, path, &err));
+    CU_ASSERT_EQUAL(access(path, F_OK), 0);
+    CU_ASSERT_NOT_EQUAL(access(tmp, F_OK), 0);
+    CU_ASSERT_PTR_NULL(kv_create_temp_beside(path, tmp, sizeof tmp, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "refusing to overwrite"));
+    /* a file that appears meanwhile is not replaced */
+    unlink(path);
+    f = kv_create_temp_beside(path, tmp, sizeof tmp, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    FILE *other = kv_create_new_file(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+    fclose(other);
+    CU_ASSERT_FALSE(kv_publish_file(tmp, path, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "refusing to overwrite"));
+    CU_ASSERT_NOT_EQUAL(access(tmp, F_OK), 0);
+    unlink(path);
 }
 
 int main(void)
