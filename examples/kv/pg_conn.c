@@ -100,10 +100,11 @@ PGconn *pg_connect(const char *dsn, kv_error *err)
         char msg[300];
         snprintf(msg, sizeof msg, "%s", c ? PQerrorMessage(c) : "out of memory");
         trim(msg);
-        snprintf(err->msg, sizeof err->msg, "postgres: cannot connect with "
-                 "--dsn '%s': %s (is the server running and the DSN right? "
+        /* the DSN is not repeated: it may hold a password */
+        snprintf(err->msg, sizeof err->msg, "postgres: cannot connect "
+                 "(--dsn): %s (is the server running and the DSN right? "
                  "examples/postgres/cluster.sh start DIR starts a private "
-                 "server and prints its DSN)", dsn, msg);
+                 "server and prints its DSN)", msg);
         PQfinish(c);
         return NULL;
     }
