@@ -83,6 +83,14 @@ typedef struct pg_attempt {
 
 typedef struct pg_run pg_run;
 
+/* A statement sent in pipeline mode whose result is not collected yet
+ * (pg_txn.c): what it was, and for a write the index of its op. */
+typedef struct pg_pending {
+    uint8_t what;             /* PGP_* */
+    uint32_t op;
+} pg_pending;
+enum { PGP_BEGIN, PGP_PUT, PGP_GET, PGP_END };
+
 /* One session: its thread's connection and record. */
 typedef struct pg_session {
     pg_run *run;
@@ -92,6 +100,8 @@ typedef struct pg_session {
     uint32_t n_att, cap_att;
     pg_op *ops;
     uint32_t n_ops, cap_ops;
+    pg_pending *pend;
+    uint32_t n_pend, cap_pend;
     uint32_t retries;
 } pg_session;
 

@@ -167,6 +167,11 @@ static bool connect_sessions(pg_run *run, kv_error *err)
         if (!(ss->conn = pg_connect(run->dsn, err)) ||
             !pg_prepare(ss->conn, run->table, err))
             return false;
+        /* writes need no answer before the next read (pg_txn.c) */
+        if (PQenterPipelineMode(ss->conn) != 1) {
+            pg_error(err, ss->conn, NULL, "pipeline mode");
+            return false;
+        }
     }
     return true;
 }
@@ -336,6 +341,7 @@ static void free_sessions(pg_run *run)
         }
         free(ss->ops);
         free(ss->att);
+        free(ss->pend);
     }
     free(run->sessions);
 }
