@@ -6,10 +6,10 @@ _isopredict_opts()
     case $1 in
     predict) echo "--model --boundary --encoding --format --out --json --dot --html
         --timeout --max-memory --max-predictions --search --window
-        --staleness --jobs --weak-isolation --shard --key-family --quiet
+        --staleness --changes --jobs --weak-isolation --shard --key-family --quiet
         --help" ;;
     triage) echo "--model --boundary --encoding --format --out --json --html
-        --timeout --max-memory --search --window --staleness --jobs
+        --timeout --max-memory --search --window --staleness --changes --jobs
         --weak-isolation --shard --key-family --merge --quiet --help" ;;
     check) echo "--level --format --json --timeout --max-cycles --jobs --html
         --help" ;;
@@ -56,7 +56,7 @@ _isopredict()
         fi
         return ;;
     --app) COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur")); return ;;
-    --timeout | --max-memory | --max-predictions | --window | --staleness | \
+    --timeout | --max-memory | --max-predictions | --window | --staleness | --changes | \
     --jobs | --shard | --max-cycles | --sessions | --txns | --seed | \
     --key-family)
         return ;;

@@ -2,7 +2,7 @@
 # Triage benchmark (issue 25): how much of a test run `isopredict triage`
 # covers, how fast, in how much memory.  For each app and model: record a
 # run (seeded), triage it with one bounded round (windows of W
-# transactions, staleness K) and print a row: classes, instances, windows
+# transactions, staleness K, at most C changed reads) and print a row: classes, instances, windows
 # searched of all, seconds, peak resident memory, whether the round was
 # searched to the end.  Optionally the 100,000-transaction smallbank run.
 #
@@ -13,7 +13,7 @@
 #   MODELS="causal rc ra si"
 #   SIZE=10x100           sessions x transactions per session
 #   SEED=1
-#   WINDOW=32 STALENESS=2
+#   WINDOW=32 STALENESS=2 CHANGES=4   (CHANGES=0: no change bound)
 #   TIMEOUT=120           seconds per run (isopredict --timeout)
 #   JOBS=2
 #   BIG=0                 1: also smallbank 100x1000, causal (TIMEOUT_BIG=120)
@@ -29,6 +29,7 @@ SIZE=${SIZE:-10x100}
 SEED=${SEED:-1}
 WINDOW=${WINDOW:-32}
 STALENESS=${STALENESS:-2}
+CHANGES=${CHANGES:-4}
 TIMEOUT=${TIMEOUT:-120}
 TIMEOUT_BIG=${TIMEOUT_BIG:-120}
 JOBS=${JOBS:-2}
@@ -54,7 +55,8 @@ run() {
     rep=$out/$app-${s}x$t-$model.report.json
     start=$(date +%s.%N)
     "$ip" triage --quiet --json --model "$model" --search bounded \
-        --window "$WINDOW" --staleness "$STALENESS" --timeout "$limit" \
+        --window "$WINDOW" --staleness "$STALENESS" --changes "$CHANGES" \
+        --timeout "$limit" \
         --jobs "$JOBS" --out "$out/reps-$app-$model" "$trace" > "$rep" || true
     wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     jq -r --arg app "$app" --arg size "${s}x$t" --arg wall "$wall" \

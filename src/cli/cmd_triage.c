@@ -46,7 +46,7 @@ static void usage(FILE *out)
         "  --max-memory SIZE           memory budget (default: the smaller of 4G\n"
         "                              and half the machine's memory)\n"
         "  --search auto|exhaustive|bounded, --window W, --staleness K,\n"
-        "  --weak-isolation auto|eager|lazy   as for predict\n"
+        "  --changes C, --weak-isolation auto|eager|lazy   as for predict\n"
         "  --jobs N                    windows solved in parallel (default: cores)\n"
         "  --shard I/N                 solve only the I-th of N parts of the\n"
         "                              windows; combine the parts with --merge\n"

@@ -84,10 +84,12 @@ static int parse_bound(const char *cmd, cli_search *s, int c,
                        const char *arg)
 {
     unsigned v;
-    if (!cli_parse_unsigned(cmd, c == SOPT_WINDOW ? "--window"
-                                                  : "--staleness", arg, &v))
+    const char *name = c == SOPT_WINDOW ? "--window"
+                     : c == SOPT_STALENESS ? "--staleness" : "--changes";
+    if (!cli_parse_unsigned(cmd, name, arg, &v))
         return IP_EXIT_USAGE;
-    *(c == SOPT_WINDOW ? &s->opts.window : &s->opts.staleness) = v;
+    *(c == SOPT_WINDOW ? &s->opts.window
+      : c == SOPT_STALENESS ? &s->opts.staleness : &s->opts.changes) = v;
     s->bounds_set = true;
     return CLI_GO_ON;
 }
@@ -130,7 +132,8 @@ int cli_search_option(const char *cmd, cli_search *s, int c, const char *arg)
     case SOPT_MEMORY: return parse_memory(cmd, s, arg);
     case SOPT_SEARCH: return parse_search(cmd, s, arg);
     case SOPT_WINDOW:
-    case SOPT_STALENESS: return parse_bound(cmd, s, c, arg);
+    case SOPT_STALENESS:
+    case SOPT_CHANGES: return parse_bound(cmd, s, c, arg);
     case SOPT_JOBS: return parse_jobs(cmd, s, arg);
     case SOPT_SHARD: return parse_shard(cmd, s, arg);
     case SOPT_WEAK: return parse_weak(cmd, s, arg);
@@ -145,8 +148,8 @@ int cli_search_finish(const char *cmd, cli_search *s, bool quiet)
     s->opts.progress_live = !quiet && isatty(STDERR_FILENO);
     if (s->bounds_set && s->search_set &&
         s->opts.search != IP_SEARCH_BOUNDED)
-        return cli_usage_error(cmd, "--window and --staleness need "
-                               "--search bounded");
+        return cli_usage_error(cmd, "--window, --staleness and --changes "
+                               "need --search bounded");
     if (s->bounds_set)
         s->opts.search = IP_SEARCH_BOUNDED;
     else if (s->opts.search == IP_SEARCH_BOUNDED) {
@@ -154,6 +157,7 @@ int cli_search_finish(const char *cmd, cli_search *s, bool quiet)
          * window over the whole trace (that is --window 0, asked for) */
         s->opts.window = IP_WINDOW_FIRST;
         s->opts.staleness = IP_STALENESS_FIRST;
+        s->opts.changes = IP_CHANGES_FIRST;
     }
     if (s->opts.model == IP_LVL_SI && s->opts.weak == IP_WEAK_LAZY)
         return cli_usage_error(cmd, "--weak-isolation lazy is not available "

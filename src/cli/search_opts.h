@@ -16,7 +16,7 @@
 enum {
     SOPT_MODEL = 256, SOPT_BOUNDARY, SOPT_ENCODING, SOPT_TIMEOUT,
     SOPT_MEMORY, SOPT_SEARCH, SOPT_WINDOW, SOPT_STALENESS, SOPT_JOBS,
-    SOPT_SHARD, SOPT_WEAK,
+    SOPT_SHARD, SOPT_WEAK, SOPT_CHANGES,
     SOPT_END                  /* a command's own options start here */
 };
 
@@ -29,6 +29,7 @@ enum {
     {"search", required_argument, NULL, SOPT_SEARCH},                    \
     {"window", required_argument, NULL, SOPT_WINDOW},                    \
     {"staleness", required_argument, NULL, SOPT_STALENESS},              \
+    {"changes", required_argument, NULL, SOPT_CHANGES},                  \
     {"jobs", required_argument, NULL, SOPT_JOBS},                        \
     {"shard", required_argument, NULL, SOPT_SHARD},                      \
     {"weak-isolation", required_argument, NULL, SOPT_WEAK}

@@ -41,8 +41,9 @@ static void print_text(const cJSON *report)
     else
         printf("no bug found (%.2fs)\n", tr_num(report, "seconds"));
     ip_search_info si;
-    if (ip_search_from_cjson(cJSON_GetObjectItemCaseSensitive(report,
-                                                              "search"), &si))
+    bool have_si = ip_search_from_cjson(
+        cJSON_GetObjectItemCaseSensitive(report, "search"), &si);
+    if (have_si)
         ip_search_print(&si, stdout);
     if (n)
         printf("  %3s %9s  %s\n", "#", "instances", "class");
@@ -58,10 +59,17 @@ static void print_text(const cJSON *report)
                *tr_str(c, "representative") ? tr_str(c, "representative")
                                           : "(not written)");
     }
-    printf(search_complete(report)
-               ? "no further class: the search was complete\n"
-               : "the search was not complete: more classes may exist (a "
-                 "longer --timeout widens the windows)\n");
+    const ip_search_round *last = have_si && si.n_rounds
+                                      ? &si.rounds[si.n_rounds - 1] : NULL;
+    if (search_complete(report))
+        printf("no further class: the search was complete\n");
+    else if (last && last->windows && last->done == last->windows &&
+             !si.stopped)
+        printf("no further class within the last round's bounds (wider "
+               "--window, --staleness or --changes may find more)\n");
+    else
+        printf("the search was not complete: more classes may exist (a "
+               "longer --timeout widens the windows)\n");
 }
 
 /* "DIR/STEM.MODEL-BOUNDARY[.shard-I-of-N].triage.json", ".K" added

@@ -102,6 +102,13 @@ typedef struct ip_encode_opts {
      * staleness > 0, borrowed for the encoder's life. */
     uint32_t staleness;
     const uint32_t *order_pos;
+    /* Change bound (0 = none): every model changes at most `max_changes`
+     * reads (changed read: see ip_encoder_block below).  A bounded
+     * search's third bound: the counterexamples that need few changed
+     * reads are found first, and proving that a window has no further
+     * one stops being a walk through every combination of unrelated
+     * changes (predict.h, "Search modes"). */
+    uint32_t max_changes;
     /* Weak isolation checked lazily (IP_ENC_APPROX and IP_ENC_EXACT
      * only): no commit positions, no hb, no arbitration clauses; the
      * caller checks each candidate with the model's checker and forbids

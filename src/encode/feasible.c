@@ -394,6 +394,34 @@ static bool make_group_lits(ip_encoder *e, ip_error *err)
     return true;
 }
 
+/* At most max_changes changed reads: one pseudo-Boolean constraint over
+ * the changed-read literals (Z3's atmost, which its pb theory handles
+ * without unfolding it into clauses). */
+static bool bound_changes(ip_encoder *e, ip_error *err)
+{
+    const ip_trace *t = e->tr;
+    uint32_t k = e->opts.max_changes;
+    if (k == 0)
+        return true;
+    Z3_ast *lits = malloc(sizeof *lits * ((size_t)t->n_events + 1));
+    if (!lits)
+        return ip_fail(err, "encode: out of memory");
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < t->n_events; v++) {
+        if (t->events[v].kind != IP_READ)
+            continue;
+        Z3_ast c = enc_changed(e, v);
+        if (!lit_is_false(e, c))
+            lits[n++] = c;
+    }
+    if (n > k) {
+        Z3_solver_assert(e->z, e->s, Z3_mk_atmost(e->z, n, lits, k));
+        e->st.literals += n;
+    }
+    free(lits);
+    return true;
+}
+
 bool enc_feasible(ip_encoder *e, ip_error *err)
 {
     make_boundaries(e);
@@ -406,6 +434,6 @@ bool enc_feasible(ip_encoder *e, ip_error *err)
             else
                 encode_read(e, v);
         }
-    return make_group_lits(e, err) &&
+    return make_group_lits(e, err) && bound_changes(e, err) &&
            enc_z3_ok(e, err, "encoding feasibility");
 }

@@ -6,7 +6,7 @@
 
 static bool exhaustive_round(const ip_search_round *r)
 {
-    return r->window == 0 && r->staleness == 0;
+    return r->window == 0 && r->staleness == 0 && r->changes == 0;
 }
 
 static cJSON *round_json(const ip_search_round *r)
@@ -18,6 +18,7 @@ static cJSON *round_json(const ip_search_round *r)
                                                      : "bounded") &&
               cJSON_AddNumberToObject(o, "window", r->window) &&
               cJSON_AddNumberToObject(o, "staleness", r->staleness) &&
+              cJSON_AddNumberToObject(o, "changes", r->changes) &&
               cJSON_AddNumberToObject(o, "windows", r->windows) &&
               cJSON_AddNumberToObject(o, "searched", r->done) &&
               cJSON_AddNumberToObject(o, "gave_up", r->gave_up);
@@ -76,11 +77,16 @@ void ip_search_print(const ip_search_info *s, FILE *out)
                                : exhaustive ? "exhaustive" : "not complete");
     for (uint32_t i = 0; i < s->n_rounds; i++) {
         const ip_search_round *r = &s->rounds[i];
-        if (!exhaustive_round(r))
-            fprintf(out, "%s windows of %u transactions, staleness %u: "
-                    "%u of %u searched%s", i ? ";" : ":",
-                    r->window ? r->window : s->txns, r->staleness, r->done,
-                    r->windows, r->gave_up ? " (some ran out of time)" : "");
+        if (!exhaustive_round(r)) {
+            fprintf(out, "%s windows of %u transactions, staleness %u",
+                    i ? ";" : ":", r->window ? r->window : s->txns,
+                    r->staleness);
+            if (r->changes)
+                fprintf(out, ", at most %u changed read%s", r->changes,
+                        r->changes == 1 ? "" : "s");
+            fprintf(out, ": %u of %u searched%s", r->done, r->windows,
+                    r->gave_up ? " (some ran out of time)" : "");
+        }
         else if (!r->done)
             fprintf(out, "%s exhaustive search did not finish", i ? ";" : ":");
     }
@@ -113,6 +119,7 @@ bool ip_search_from_cjson(const void *jv, ip_search_info *s)
             return false;
         s->rounds[s->n_rounds++] = (ip_search_round){
             .window = num(r, "window"), .staleness = num(r, "staleness"),
+            .changes = num(r, "changes"),
             .windows = num(r, "windows"), .done = num(r, "searched"),
             .gave_up = num(r, "gave_up")};
     }

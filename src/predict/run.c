@@ -111,7 +111,6 @@ accept_result run_classify(run_state *rs, ip_prediction *p,
     p->seconds = ip_now() - rs->start;
     ip_triage_result t = ip_triage_add(rs->opts->triage, rs->obs, p,
                                        base_txn, rs->round, err);
-    ip_prediction_clear(p);
     if (t == IP_TRIAGE_ERROR)
         return ACCEPT_ERROR;
     if (t == IP_TRIAGE_KNOWN)
@@ -135,8 +134,11 @@ void run_found_words(const run_state *rs, char *buf, size_t n)
 static accept_result keep_exhaustive(void *ctx, ip_prediction *p)
 {
     run_state *rs = ctx;
-    if (rs->opts->triage)
-        return run_classify(rs, p, NULL, rs->err);
+    if (rs->opts->triage) {
+        accept_result r = run_classify(rs, p, NULL, rs->err);
+        ip_prediction_clear(p);
+        return r;
+    }
     uint64_t *sig;
     uint32_t n;
     if (!run_signature(rs, rs->obs, NULL, p, &sig, &n)) {
@@ -250,8 +252,9 @@ static ip_predict_result observed_itself(run_state *rs)
     return o == CONFIRM_ERROR ? IP_PREDICT_ERROR : IP_PREDICT_NONE;
 }
 
-/* Bounded rounds, widening while time lasts: window 32, staleness 2,
- * doubling both, until a window covers the trace or `max` rounds ran.
+/* Bounded rounds, widening while time lasts: window 32, staleness 2, 4
+ * changed reads, doubling all three, until a window covers the trace or
+ * `max` rounds ran.
  * Each window gets a time share that doubles too, so no single window
  * holds a round up. */
 static ip_predict_result widening(run_state *rs, ip_search_info *si,
@@ -259,13 +262,15 @@ static ip_predict_result widening(run_state *rs, ip_search_info *si,
 {
     ip_predict_result r = IP_PREDICT_NONE;
     double share = 2.0;
-    for (uint32_t w = IP_WINDOW_FIRST, k = IP_STALENESS_FIRST;
-         w < rs->n_order && !guard_stopped(rs->g) &&
+    for (ip_search_round b = {.window = IP_WINDOW_FIRST,
+                              .staleness = IP_STALENESS_FIRST,
+                              .changes = IP_CHANGES_FIRST};
+         b.window < rs->n_order && !guard_stopped(rs->g) &&
                                  si->n_rounds + 1 < IP_MAX_ROUNDS &&
                                  si->n_rounds < max;
-         w *= 2, k *= 2, share *= 2) {
+         b.window *= 2, b.staleness *= 2, b.changes *= 2, share *= 2) {
         rs->round = si->n_rounds;
-        r = run_round(rs, w, k, share, &si->rounds[si->n_rounds++]);
+        r = run_round(rs, &b, share, &si->rounds[si->n_rounds++]);
         if (r != IP_PREDICT_NONE)
             break;
     }
@@ -312,8 +317,9 @@ static ip_predict_result search(run_state *rs, ip_search_info *si)
         si->n_rounds = 1;
         /* triage: every window gets its share of the time, so that a
          * limited run looks at the whole trace */
-        return run_round(rs, o->window, o->staleness, o->triage ? -1 : 0,
-                         &si->rounds[0]);
+        ip_search_round b = {.window = o->window, .staleness = o->staleness,
+                             .changes = o->changes};
+        return run_round(rs, &b, o->triage ? -1 : 0, &si->rounds[0]);
     }
     bool lazy = o->weak == IP_WEAK_LAZY ||
                 (o->weak == IP_WEAK_AUTO && lazy_by_default(o, &si->estimate));

@@ -47,8 +47,8 @@ typedef struct run_state {
 accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
                        uint32_t n_sig, uint32_t window);
 
-/* Triage (opts->triage set): classify p instead of keeping it; p is
- * cleared.  base_txn maps p's base txns to observed ones (NULL: p is over
+/* Triage (opts->triage set): classify p instead of keeping it; p stays
+ * the caller's (a window's p borrows its base).  base_txn maps p's base txns to observed ones (NULL: p is over
  * the observed trace).  KEPT for a new instance, KNOWN for one found
  * before, ERROR with err set.  Thread-safe. */
 accept_result run_classify(run_state *rs, ip_prediction *p,
@@ -68,11 +68,11 @@ bool run_signature(const run_state *rs, const ip_trace *base,
  * cyclic.  `serializable` tells which. */
 bool run_observed_order(run_state *rs, bool *serializable);
 
-/* One bounded round over all windows of this shard (window.c), each
- * window given window_seconds (0: no limit of its own; negative: a fair
- * share of the time left, as triage asks). */
-ip_predict_result run_round(run_state *rs, uint32_t window,
-                            uint32_t staleness, double window_seconds,
-                            ip_search_round *out);
+/* One bounded round over all windows of this shard (window.c) with
+ * the bounds of `b` (window, staleness, changes), each window given
+ * window_seconds (0: no limit of its own; negative: a fair share of the
+ * time left, as triage asks).  out: b's bounds and what was searched. */
+ip_predict_result run_round(run_state *rs, const ip_search_round *b,
+                            double window_seconds, ip_search_round *out);
 
 #endif

@@ -49,6 +49,13 @@ bool run_observed_order(run_state *rs, bool *serializable)
 
 /* ---- one window ------------------------------------------------------- */
 
+typedef struct lifted {
+    ip_trace *cut;            /* observed trace cut after the window */
+    uint32_t *cut_txn;        /* cut txn -> observed txn */
+    uint32_t *cut_of;         /* observed txn -> cut txn or IP_NONE */
+    uint32_t *cut_ev;         /* observed event -> cut event or IP_NONE */
+} lifted;
+
 typedef struct window {
     run_state *rs;
     uint32_t index;           /* in the round */
@@ -56,6 +63,9 @@ typedef struct window {
     ip_trace *sub;            /* the window's own trace */
     uint32_t *sub_txn;        /* sub txn -> observed txn */
     uint32_t *sub_pos;        /* sub txn -> order position */
+    lifted cut;               /* made at the first candidate, then shared
+                                 by all: the cut is the window's, not the
+                                 candidate's (cut.cut NULL until then) */
 } window;
 
 /* Observed event of event e of trace `t`, whose txns map to observed ones
@@ -89,19 +99,13 @@ static uint32_t writer_before(const window *w, uint32_t key)
     return best;
 }
 
-typedef struct lifted {
-    ip_trace *cut;            /* observed trace cut after the window */
-    uint32_t *cut_txn;        /* cut txn -> observed txn */
-    uint32_t *cut_of;         /* observed txn -> cut txn or IP_NONE */
-    uint32_t *cut_ev;         /* observed event -> cut event or IP_NONE */
-} lifted;
-
 static void lifted_free(lifted *l)
 {
     ip_trace_free(l->cut);
     free(l->cut_txn);
     free(l->cut_of);
     free(l->cut_ev);
+    *l = (lifted){0};
 }
 
 static bool make_cut(const window *w, lifted *l, ip_error *err)
@@ -118,8 +122,10 @@ static bool make_cut(const window *w, lifted *l, ip_error *err)
         return false;
     l->cut_of = malloc(sizeof *l->cut_of * (t->n_txns + 1));
     l->cut_ev = malloc(sizeof *l->cut_ev * (t->n_events + 1));
-    if (!l->cut_of || !l->cut_ev)
+    if (!l->cut_of || !l->cut_ev) {
+        lifted_free(l);       /* never half a cut */
         return ip_fail(err, "prediction: out of memory");
+    }
     for (uint32_t x = 0; x < t->n_txns; x++)
         l->cut_of[x] = IP_NONE;
     for (uint32_t x = 0; x < l->cut->n_txns; x++)
@@ -180,6 +186,25 @@ static bool lift_assignment(const window *w, const lifted *l,
     return true;
 }
 
+/* Plain search keeps q, which owns its base: the window's cut goes to
+ * it (the next candidate makes another). */
+static accept_result keep_lifted(window *w, ip_prediction *q, ip_error *err)
+{
+    uint64_t *sig = NULL;
+    uint32_t n_sig = 0;
+    bool ok = run_signature(w->rs, w->cut.cut, w->cut.cut_txn, q, &sig,
+                            &n_sig);
+    q->base = w->cut.cut;
+    w->cut.cut = NULL;
+    lifted_free(&w->cut);
+    if (!ok) {
+        ip_prediction_clear(q);
+        ip_fail(err, "prediction: out of memory");
+        return ACCEPT_ERROR;
+    }
+    return run_keep(w->rs, q, sig, n_sig, w->index);
+}
+
 /* accept for a window: the candidate confirmed on the window's own trace
  * must be confirmed again on the observed trace cut after the window. */
 static accept_result window_accept(void *ctx, ip_prediction *p)
@@ -187,14 +212,13 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
     window *w = ctx;
     run_state *rs = w->rs;
     ip_error err = {0};
-    lifted l = {0};
     ip_assignment a = {0};
     accept_result r = ACCEPT_REJECTED;
-    if (!make_cut(w, &l, &err) ||
-        !lift_assignment(w, &l, &p->assignment, &a, &err)) {
+    if ((!w->cut.cut && !make_cut(w, &w->cut, &err)) ||
+        !lift_assignment(w, &w->cut, &p->assignment, &a, &err)) {
         r = ACCEPT_ERROR;
     } else {
-        confirm_ctx c = {.obs = l.cut, .model = rs->opts->model,
+        confirm_ctx c = {.obs = w->cut.cut, .model = rs->opts->model,
                          .boundary = rs->opts->boundary,
                          .encoding = IP_ENC_EXACT,
                          .check_timeout_ms = guard_check_ms(rs->g),
@@ -203,20 +227,15 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
         ip_pco pco;
         confirm_outcome o = ip_confirm(&c, &a, &q, &pco);
         ip_pco_free(&pco);
-        uint64_t *sig = NULL;
-        uint32_t n_sig = 0;
-        if (o == CONFIRM_OK && !rs->opts->triage &&
-            !run_signature(rs, l.cut, l.cut_txn, &q, &sig, &n_sig)) {
-            ip_fail(&err, "prediction: out of memory");
-            r = ACCEPT_ERROR;
+        q.window = w->index;
+        q.iteration = p->iteration;
+        if (o == CONFIRM_OK && rs->opts->triage) {
+            q.base = w->cut.cut;          /* borrowed for the classifying */
+            r = run_classify(rs, &q, w->cut.cut_txn, &err);
+            q.base = NULL;
             ip_prediction_clear(&q);
         } else if (o == CONFIRM_OK) {
-            q.base = l.cut;
-            q.window = w->index;
-            q.iteration = p->iteration;
-            l.cut = NULL;
-            r = rs->opts->triage ? run_classify(rs, &q, l.cut_txn, &err)
-                                 : run_keep(rs, &q, sig, n_sig, w->index);
+            r = keep_lifted(w, &q, &err);
         } else {
             /* not a prediction of the observed program after all (the
              * folded state hid a constraint): the window goes on */
@@ -233,7 +252,6 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
         pthread_mutex_unlock(&rs->lock);
     }
     ip_assignment_free(&a);
-    lifted_free(&l);
     ip_prediction_clear(p);
     return r;
 }
@@ -260,6 +278,7 @@ static bool window_open(window *w, ip_error *err)
 
 static void window_close(window *w)
 {
+    lifted_free(&w->cut);
     ip_trace_free(w->sub);
     free(w->sub_txn);
     free(w->sub_pos);
@@ -269,12 +288,15 @@ static void window_close(window *w)
 
 typedef struct round_state {
     run_state *rs;
-    uint32_t size, stride, count, staleness;
+    uint32_t size, stride, count, staleness, changes;
     double window_seconds;
-    atomic_uint next;         /* next window index to take */
+    uint32_t *todo, n_todo;   /* the windows of this pass */
+    atomic_uint next;         /* next index into todo */
+    uint32_t *again, n_again; /* gave up in this pass, under rs->lock */
+    bool retrying;            /* a pass over windows that gave up */
     ip_search_round *out;     /* done / gave_up, under rs->lock */
     double last_line;         /* progress: when, and how far it said */
-    uint32_t last_searched;
+    uint32_t last_done, last_gave_up;
 } round_state;
 
 static bool mine(const run_state *rs, uint32_t j)
@@ -292,18 +314,26 @@ static void round_progress(round_state *rd, bool final)
     FILE *f = rs->opts->progress;
     bool live = rs->opts->progress_live;
     double now = ip_now();
-    uint32_t searched = rd->out->done + rd->out->gave_up;
+    bool same = rd->out->done == rd->last_done &&
+                rd->out->gave_up == rd->last_gave_up;
     if (!f || (!final && now - rd->last_line < (live ? 0.2 : 1.0)) ||
-        (final && !live && searched == rd->last_searched && rd->last_line))
+        (final && !live && same && rd->last_line))
         return;
     rd->last_line = now;
-    rd->last_searched = searched;
-    char found[80];
+    rd->last_done = rd->out->done;
+    rd->last_gave_up = rd->out->gave_up;
+    char found[80], changes[32] = "", short_of[48] = "";
     run_found_words(rs, found, sizeof found);
-    fprintf(f, "%sisopredict: [%7.2fs] window %u, staleness %u: %u/%u "
-            "windows searched, %s%s", live ? "\r" : "",
-            now - rs->start, rd->size, rd->staleness, searched,
-            rd->out->windows, found, live ? "\033[K" : "\n");
+    if (rd->changes)
+        snprintf(changes, sizeof changes, ", changes %u", rd->changes);
+    if (rd->out->gave_up)
+        snprintf(short_of, sizeof short_of, " (%u ran out of time)",
+                 rd->out->gave_up);
+    fprintf(f, "%sisopredict: [%7.2fs] window %u, staleness %u%s: %u/%u "
+            "windows searched%s, %s%s", live ? "\r" : "",
+            now - rs->start, rd->size, rd->staleness, changes,
+            rd->out->done, rd->out->windows, short_of, found,
+            live ? "\033[K" : "\n");
     if (final && live)
         fputc('\n', f);
     fflush(f);
@@ -327,6 +357,7 @@ static void solve_window(round_state *rd, uint32_t j)
                                  .boundary = rs->opts->boundary,
                                  .encoding = rs->opts->encoding,
                                  .staleness = rd->staleness,
+                                 .max_changes = rd->changes,
                                  .order_pos = w.sub_pos,
                                  .lazy_weak = rs->lazy_windows};
         if (rd->window_seconds > 0)
@@ -342,11 +373,14 @@ static void solve_window(round_state *rd, uint32_t j)
     rs->stats->refuted_illegal += st.refuted_illegal;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
-    if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND)
+    bool gave_up = r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g);
+    if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND) {
         rd->out->done++;
-    else if (r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g))
-        rd->out->gave_up++;
-    else if ((r == IP_PREDICT_ERROR || r == IP_PREDICT_UNCONFIRMED) &&
+        rd->out->gave_up -= rd->retrying;
+    } else if (gave_up) {
+        rd->out->gave_up += !rd->retrying;
+        rd->again[rd->n_again++] = j;
+    } else if ((r == IP_PREDICT_ERROR || r == IP_PREDICT_UNCONFIRMED) &&
              rs->failure == IP_PREDICT_NONE) {
         rs->failure = r;
         *rs->err = err;
@@ -361,11 +395,10 @@ static void *worker(void *arg)
 {
     round_state *rd = arg;
     for (;;) {
-        uint32_t j = atomic_fetch_add(&rd->next, 1);
-        if (j >= rd->count || guard_stopped(rd->rs->g))
+        uint32_t i = atomic_fetch_add(&rd->next, 1);
+        if (i >= rd->n_todo || guard_stopped(rd->rs->g))
             break;
-        if (mine(rd->rs, j))
-            solve_window(rd, j);
+        solve_window(rd, rd->todo[i]);
     }
     return NULL;
 }
@@ -386,37 +419,85 @@ static double fair_share(const run_state *rs, uint32_t windows, unsigned jobs)
 {
     if (!rs->opts->timeout_ms || !windows)
         return 0;
+    if (jobs > windows)
+        jobs = windows;
     double share = 0.9 * guard_left(rs->g) * jobs / windows;
     return share < MIN_SHARE_MS / 1000.0 ? MIN_SHARE_MS / 1000.0 : share;
 }
 
-ip_predict_result run_round(run_state *rs, uint32_t size, uint32_t staleness,
+/* One pass over rd->todo on `jobs` threads (the caller's among them). */
+static void run_pass(round_state *rd, unsigned jobs)
+{
+    atomic_store(&rd->next, 0);
+    rd->n_again = 0;
+    if (jobs > rd->n_todo)
+        jobs = rd->n_todo ? rd->n_todo : 1;
+    pthread_t th[32];
+    unsigned started = 0;
+    for (unsigned i = 1; i < jobs; i++)
+        started += pthread_create(&th[started], NULL, worker, rd) == 0;
+    worker(rd);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
+/* Triage: after a pass, the windows that gave up get the time left,
+ * shared among them, as long as that is more than they had: a run with
+ * a limit spends all of it on the windows not yet searched to the end
+ * (the first pass leaves time over when most windows finish early). */
+static bool another_pass(round_state *rd, unsigned jobs)
+{
+    const run_state *rs = rd->rs;
+    if (!rd->n_again || guard_stopped(rs->g) ||
+        rs->failure != IP_PREDICT_NONE)
+        return false;
+    double share = fair_share(rs, rd->n_again, jobs);
+    if (share <= 0 || share < 1.5 * rd->window_seconds)
+        return false;
+    uint32_t *t = rd->todo;
+    rd->todo = rd->again;
+    rd->n_todo = rd->n_again;
+    rd->again = t;
+    rd->window_seconds = share;
+    rd->retrying = true;
+    return true;
+}
+
+ip_predict_result run_round(run_state *rs, const ip_search_round *b,
                             double window_seconds, ip_search_round *out)
 {
-    round_state rd = {.rs = rs, .staleness = staleness,
+    uint32_t size = b->window;
+    round_state rd = {.rs = rs, .staleness = b->staleness,
+                      .changes = b->changes,
                       .window_seconds = window_seconds, .out = out};
     rd.size = size == 0 || size > rs->n_order ? rs->n_order : size;
     rd.stride = rd.size / 2 ? rd.size / 2 : 1;
     rd.count = rd.size >= rs->n_order
                    ? 1 : (rs->n_order - rd.size + rd.stride - 1) / rd.stride + 1;
-    atomic_init(&rd.next, 0);
     memset(out, 0, sizeof *out);
     out->window = size == 0 || size >= rs->n_order ? 0 : rd.size;
-    out->staleness = staleness;
+    out->staleness = b->staleness;
+    out->changes = b->changes;
+    rd.todo = malloc(sizeof *rd.todo * rd.count);
+    rd.again = malloc(sizeof *rd.again * rd.count);
+    if (!rd.todo || !rd.again) {
+        free(rd.todo);
+        free(rd.again);
+        ip_fail(rs->err, "prediction: out of memory");
+        return IP_PREDICT_ERROR;
+    }
     for (uint32_t j = 0; j < rd.count; j++)
-        out->windows += mine(rs, j);
+        if (mine(rs, j))
+            rd.todo[rd.n_todo++] = j;
+    out->windows = rd.n_todo;
     unsigned jobs = job_count(rs->opts);
-    if (jobs > out->windows)
-        jobs = out->windows ? out->windows : 1;
     if (window_seconds < 0)
         rd.window_seconds = fair_share(rs, out->windows, jobs);
-    pthread_t th[32];
-    unsigned started = 0;
-    for (unsigned i = 1; i < jobs; i++)
-        started += pthread_create(&th[started], NULL, worker, &rd) == 0;
-    worker(&rd);              /* the calling thread works too */
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
+    run_pass(&rd, jobs);
+    while (window_seconds < 0 && another_pass(&rd, jobs))
+        run_pass(&rd, jobs);
+    free(rd.todo);
+    free(rd.again);
     pthread_mutex_lock(&rs->lock);
     round_progress(&rd, true);
     ip_predict_result f = rs->failure;

@@ -157,6 +157,43 @@ $(diff <(class_counts all.json) <(class_counts merged.json))"
     contains out "t.json: causal, relaxed boundary:"
     contains out "windows of 8 transactions, staleness 2"
     ;;
+changes)
+    # the change bound: reported, obeyed by every representative, and
+    # every class with at most C changed reads on its cycle found with C
+    record smallbank 4 15 3 t.json
+    opts=(--quiet --json --search bounded --window 8 --staleness 2 --jobs 1)
+    expect 1 "$BIN" triage "${opts[@]}" --out all t.json
+    cp out all.json
+    expect 1 "$BIN" triage "${opts[@]}" --changes 1 --out one t.json
+    cp out one.json
+    jq -e '.search.rounds[0].changes == 1' one.json >/dev/null ||
+        fail "round: $(jq -c '.search.rounds[0]' one.json)"
+    jq -e '[.classes[].representative_changed_reads] | max <= 1' one.json \
+        >/dev/null || fail "a representative changes more than 1 read"
+    recheck_reps one.json causal
+    # a class whose unbounded representative changes one read is found
+    # with the bound too
+    for sig in $(jq -r '.classes[] | select(.representative_changed_reads
+                        == 1) | .signature | @base64' all.json); do
+        jq -e --arg s "$(echo "$sig" | base64 -d)" \
+            'any(.classes[]; .signature == $s)' one.json >/dev/null ||
+            fail "class '$(echo "$sig" | base64 -d)' missing with --changes 1"
+    done
+    # said in words; every window searched: no further class within them
+    expect 1 "$BIN" triage --quiet --search bounded --window 8 --staleness 2 \
+        --changes 1 --out text t.json
+    contains out "at most 1 changed read:"
+    contains out "no further class within the last round's bounds"
+    # --search bounded alone: the first widening round
+    expect 1 "$BIN" triage --quiet --json --search bounded --out alone t.json
+    jq -e '.search.rounds[0] | .window == 32 and .staleness == 2 and
+           .changes == 4' out >/dev/null ||
+        fail "bounded alone: $(jq -c '.search.rounds[0]' out)"
+    expect 2 "$BIN" triage --changes x t.json
+    contains err "--changes expects"
+    expect 2 "$BIN" triage --search exhaustive --changes 2 t.json
+    contains err "need --search bounded"
+    ;;
 timeout)
     record smallbank 10 100 1 big.json
     start=$(date +%s.%N)

@@ -466,6 +466,76 @@ static void test_big(void)
     ip_trace_free(t);
 }
 
+/* The change bound (max_changes): the distinct sets of changed reads of
+ * the bounded base formula are exactly the unbounded ones of at most C
+ * reads.  hist[k] counts the sets of k changed reads; false when the
+ * enumeration hit its cap. */
+enum { CB_CAP = 4000, CB_MAX = 64 };
+static bool change_sets(const ip_trace *t, const ip_encode_opts *o,
+                        uint32_t hist[CB_MAX])
+{
+    ip_error err = {0};
+    ip_encoder *e = ip_encoder_new(t, o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    memset(hist, 0, sizeof *hist * CB_MAX);
+    ip_assignment a = { 0 };
+    uint32_t n = 0;
+    while (n < CB_CAP && ip_encoder_solve(e, 0, &a, &err) == IP_SOLVE_SAT) {
+        uint32_t k = ec_changed(t, o, &a, NULL);
+        CU_ASSERT(o->max_changes == 0 || k <= o->max_changes);
+        hist[k < CB_MAX ? k : CB_MAX - 1]++;
+        n++;
+        CU_ASSERT(ec_block(e, t, o, &a));
+        ip_assignment_free(&a);
+    }
+    ip_encoder_free(e);
+    return n < CB_CAP;
+}
+
+/* Three sessions taking turns on two keys: ten reads, most of which can
+ * read from several writers. */
+static const step TURNS[] = {
+    { "a1", "w", "x", NULL }, { "a1", "w", "y", NULL },
+    { "b1", "r", "x", "a1" }, { "b1", "r", "y", "a1" }, { "b1", "w", "x", NULL },
+    { "c1", "r", "x", "b1" }, { "c1", "r", "y", "a1" }, { "c1", "w", "y", NULL },
+    { "a2", "r", "x", "b1" }, { "a2", "r", "y", "c1" }, { "a2", "w", "x", NULL },
+    { "b2", "r", "x", "a2" }, { "b2", "r", "y", "c1" }, { "b2", "w", "y", NULL },
+    { "c2", "r", "x", "a2" }, { "c2", "r", "y", "b2" },
+};
+
+static void test_change_bound(void)
+{
+    static const char *files[] = { "simple_causal_2s5t.txt",
+                                   "always_serial_3s4t.txt", NULL };
+    uint32_t all[CB_MAX], bounded[CB_MAX], cut_off = 0;
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        ip_trace *t = files[f] ? load(files[f])
+                               : build(TURNS, sizeof TURNS / sizeof *TURNS);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (int c = 0; c < 4; c++) {
+            ip_encode_opts o = CONFIGS[c];
+            o.encoding = IP_ENC_EXACT;
+            CU_ASSERT_FATAL(change_sets(t, &o, all));
+            uint32_t most = 0;
+            for (uint32_t k = 0; k < CB_MAX; k++)
+                if (all[k])
+                    most = k;
+            for (uint32_t bound = 1; bound <= most; bound++) {
+                o.max_changes = bound;
+                CU_ASSERT_FATAL(change_sets(t, &o, bounded));
+                for (uint32_t k = 0; k < CB_MAX; k++) {
+                    CU_ASSERT_EQUAL(bounded[k], k <= bound ? all[k] : 0);
+                    cut_off += k > bound ? all[k] : 0;
+                }
+            }
+        }
+        ip_trace_free(t);
+    }
+    CU_ASSERT(cut_off > 100);     /* the bound did cut sets off */
+    if (getenv("ENC_STATS"))
+        fprintf(stderr, "change_bound: %u sets cut off\n", cut_off);
+}
+
 int main(int argc, char **argv)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -480,6 +550,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "many_writers", test_many_writers);
     CU_add_test(s, "prune", test_prune);
     CU_add_test(s, "bad_options", test_bad_options);
+    CU_add_test(s, "change_bound", test_change_bound);
     if (getenv("ENC_BIG"))   /* performance probe, see report */
         CU_add_test(s, "big", test_big);
     CU_basic_set_mode(CU_BRM_VERBOSE);
