@@ -197,7 +197,7 @@ changes)
 timeout)
     record smallbank 10 100 1 big.json
     start=$(date +%s.%N)
-    "$BIN" triage --quiet --json --window 32 --staleness 2 --timeout 3 \
+    "$BIN" triage --quiet --json --window 32 --staleness 2 --timeout 5 \
         --out o big.json >out 2>err
     got=$?
     elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
@@ -205,10 +205,11 @@ timeout)
     # the limit holds for the whole run, writing included (a generous
     # margin for a loaded machine and a sanitizer build: the guard's last
     # resort alone allows 0.8 s past the limit)
-    awk -v e="$elapsed" 'BEGIN { exit !(e < 7) }' ||
-        fail "ran $elapsed s with --timeout 3"
-    # how many instances fit in 3 s depends on the machine (a sanitizer
-    # build on a loaded 2-core machine found 4): exit 1 already says some
+    awk -v e="$elapsed" 'BEGIN { exit !(e < 9) }' ||
+        fail "ran $elapsed s with --timeout 5"
+    # how many instances fit in 5 s depends on the machine (a sanitizer
+    # build on a loaded 2-core machine found 4 in 3 s, and none when the
+    # machine ran two other test suites besides): exit 1 already says some
     jq -e '.search.stopped == "time limit" and .search.complete == false and
            .instances >= 1 and (.classes | length) >= 1' out >/dev/null ||
         fail "report: $(jq -c '{search, instances}' out)"
