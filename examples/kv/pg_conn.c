@@ -91,10 +91,16 @@ PGconn *pg_connect(const char *dsn, kv_error *err)
 {
     char timeout[16];
     snprintf(timeout, sizeof timeout, "%d", CONNECT_TIMEOUT_S);
-    /* ours first, the DSN after: what the DSN says wins (expand_dbname) */
+    /* ours first, the DSN after: what the DSN says wins (expand_dbname).
+     * Over TCP, keepalives and tcp_user_timeout end a connection to a
+     * server that vanished (statement_timeout needs a live server); a Unix
+     * socket reports a stopped server at once. */
     const char *const keys[] = {"connect_timeout", "application_name",
+                                "keepalives_idle", "keepalives_interval",
+                                "keepalives_count", "tcp_user_timeout",
                                 "dbname", NULL};
-    const char *const vals[] = {timeout, "isopredict-kv", dsn, NULL};
+    const char *const vals[] = {timeout, "isopredict-kv", "10", "5", "3",
+                                "30000", dsn, NULL};
     PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c || PQstatus(c) != CONNECTION_OK) {
         char msg[300];
