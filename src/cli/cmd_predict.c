@@ -297,12 +297,12 @@ static void print_limit(const predict_args *a, const ip_predict_stats *st,
                            : "";
     if (si->stopped && !strcmp(si->stopped, "time limit"))
         fprintf(stderr, "isopredict: time limit of %u s reached%s; try a "
-                "longer --timeout, or a bounded search (--window 32 "
-                "--staleness 2)\n", a->search.timeout_s, so_far);
+                "longer --timeout, or a bounded search (--search "
+                "bounded)\n", a->search.timeout_s, so_far);
     else if (si->stopped && !strcmp(si->stopped, "memory limit"))
         fprintf(stderr, "isopredict: memory limit of %.2f GiB reached%s; "
-                "try a larger --max-memory, or a bounded search (--window 32 "
-                "--staleness 2)\n", gib(a->opts.max_memory), so_far);
+                "try a larger --max-memory, or a bounded search (--search "
+                "bounded)\n", gib(a->opts.max_memory), so_far);
     else if (si->stopped && !strcmp(si->stopped, "interrupted"))
         fprintf(stderr, "isopredict: interrupted after %.2fs%s\n",
                 st->seconds, so_far);
@@ -311,7 +311,8 @@ static void print_limit(const predict_args *a, const ip_predict_stats *st,
                 "would need about %.2f GiB (%.1f M literals over %u "
                 "transactions), more than the budget of %.2f GiB, so it was "
                 "not built; try a larger --max-memory, or a bounded search "
-                "(--window 64 --staleness 4)\n", gib(si->estimate.bytes),
+                "(--window 64 --staleness 4 --changes 8)\n",
+                gib(si->estimate.bytes),
                 (double)si->estimate.literals / 1e6, si->estimate.txns,
                 gib(a->opts.max_memory));
 }

@@ -99,8 +99,9 @@ static int parse_jobs(const char *cmd, cli_search *s, const char *arg)
     unsigned v;
     if (!cli_parse_unsigned(cmd, "--jobs", arg, &v))
         return IP_EXIT_USAGE;
-    if (v == 0 || v > 32)
-        return cli_usage_error(cmd, "--jobs must be 1 to 32");
+    if (v == 0 || v > IP_MAX_JOBS)
+        return cli_usage_error(cmd, "--jobs must be 1 to %u",
+                               (unsigned)IP_MAX_JOBS);
     s->opts.jobs = v;
     return CLI_GO_ON;
 }

@@ -67,8 +67,8 @@ static void give_up(guard *g, const char *what)
 {
     fprintf(g->msg ? g->msg : stderr,
             "isopredict: %s reached and the run did not stop within %.1f s; "
-            "exiting (status 3); try a bounded search (--window 32 "
-            "--staleness 2)\n", what, GRACE_SECONDS);
+            "exiting (status 3); try a bounded search (--search "
+            "bounded)\n", what, GRACE_SECONDS);
     fflush(NULL);
     _exit(3);
 }

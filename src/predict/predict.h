@@ -99,6 +99,9 @@ typedef enum {
  * bounded` alone means). */
 enum { IP_WINDOW_FIRST = 32, IP_STALENESS_FIRST = 2, IP_CHANGES_FIRST = 4 };
 
+/* Worker threads of a bounded round: opts.jobs is at most this. */
+enum { IP_MAX_JOBS = 32 };
+
 /* How the exhaustive search encodes weak isolation (encode.h,
  * lazy_weak): eagerly (the model's axioms in the formula), lazily (each
  * candidate checked, violations forbidden), or by size (auto: lazily when
@@ -132,7 +135,8 @@ typedef struct ip_predict_opts {
     uint32_t staleness;        /* bounded: k, 0 = no bound */
     uint32_t changes;          /* bounded: at most c changed reads per
                                   candidate, 0 = no bound */
-    unsigned jobs;             /* worker threads, 0 = one per core */
+    unsigned jobs;             /* worker threads, 0 = one per core (at
+                                  most IP_MAX_JOBS) */
     uint32_t shard, shards;    /* this process solves the windows w with
                                   w % shards == shard; shards 0 = all */
     ip_weak_mode weak;         /* the exhaustive search's weak isolation */

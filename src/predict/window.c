@@ -407,7 +407,7 @@ static unsigned job_count(const ip_predict_opts *o)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned n = o->jobs ? o->jobs : cores > 0 ? (unsigned)cores : 1;
-    return n > 32 ? 32 : n;
+    return n > IP_MAX_JOBS ? IP_MAX_JOBS : n;
 }
 
 /* Triage's time share of a window: the time left spread over the
@@ -432,7 +432,7 @@ static void run_pass(round_state *rd, unsigned jobs)
     rd->n_again = 0;
     if (jobs > rd->n_todo)
         jobs = rd->n_todo ? rd->n_todo : 1;
-    pthread_t th[32];
+    pthread_t th[IP_MAX_JOBS];
     unsigned started = 0;
     for (unsigned i = 1; i < jobs; i++)
         started += pthread_create(&th[started], NULL, worker, rd) == 0;
