@@ -62,6 +62,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats.h"
 #include "trace.h"
 
 typedef int64_t kv_value;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "formats.h"
 #include "trace.h"
 
 enum {

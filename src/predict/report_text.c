@@ -1,6 +1,7 @@
 /*
  * report_text.c - a prediction in words and as a Graphviz drawing.
  */
+#include "formats.h"
 #include "predict.h"
 
 #include <stdarg.h>

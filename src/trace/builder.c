@@ -8,7 +8,6 @@
  * every read, then derive events, writer lists and per-txn key sets.
  */
 #include "builder.h"
-#include "lines.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * million of them, the table's growth and its misses were most of what
  * interning cost. */
 #include "intern.h"
-#include "trace.h"
+#include "mem.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -133,16 +133,16 @@ uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len)
     if (slot->id)
         return slot->id - 1;
     if (!store(in, s, len))
-        return IP_NONE;
+        return UINT32_MAX;
     *slot = (ip_intern_slot){.id = in->n, .hash = hash, .prefix = prefix};
     if (++in->n_hashed * 2 > in->n_slots && !grow_slots(in))
-        return IP_NONE;
+        return UINT32_MAX;
     return in->n - 1;
 }
 
 uint32_t ip_intern_append(ip_intern *in, const char *s, size_t len)
 {
-    return store(in, s, len) ? in->n - 1 : IP_NONE;
+    return store(in, s, len) ? in->n - 1 : UINT32_MAX;
 }
 
 void ip_arena_free(ip_arena_block *a)

@@ -32,7 +32,8 @@ typedef struct ip_intern {
     ip_arena_block *arena;
 } ip_intern;
 
-/* All return false / IP_NONE only when out of memory. */
+/* All return false / UINT32_MAX (trace.h's IP_NONE) only when out of
+ * memory. */
 int ip_intern_init(ip_intern *in);
 /* The id of s[0, len), found by hashing, added when new. */
 uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len);

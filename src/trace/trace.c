@@ -1,14 +1,11 @@
-/* trace.c - queries over a finished trace, errors, memory helpers and
- * freeing a trace. */
-#define _DEFAULT_SOURCE       /* madvise */
+/* trace.c - queries over a finished trace, errors, the clock and freeing
+ * a trace (the memory helpers are in mem.c). */
 #include "trace.h"
-
-#include <string.h>
 #include "intern.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
-#include <sys/mman.h>
+#include <string.h>
 #include <time.h>
 
 bool ip_fail(ip_error *err, const char *fmt, ...)
@@ -34,48 +31,6 @@ const char *ip_anomaly_name(ip_anomaly_kind kind)
     case IP_AN_NOT_LATEST_WRITE: return "not latest write";
     }
     return "unknown anomaly";
-}
-
-enum { HUGE_PAGE = 2 << 20, HUGE_FROM = 4 << 20 };
-
-void ip_hint_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    if (!p || bytes < HUGE_FROM)
-        return;
-    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-    uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
-    if (e > a)
-        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* a hint: no errors */
-#else
-    (void)p, (void)bytes;
-#endif
-}
-
-void *ip_malloc_big(size_t bytes)
-{
-    if (bytes < HUGE_FROM)
-        return malloc(bytes ? bytes : 1);
-    /* aligned and rounded up to whole huge pages, so that none of it is
-     * left to 4 KiB faults at either end */
-    size_t n = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-    void *p = NULL;
-    if (n < bytes || posix_memalign(&p, HUGE_PAGE, n))
-        return NULL;
-    ip_hint_huge(p, n);
-    return p;
-}
-
-bool ip_grow(void **arr, uint32_t *cap, size_t elem)
-{
-    uint32_t ncap = *cap ? *cap * 2 : 64;
-    void *p = realloc(*arr, (size_t)ncap * elem);
-    if (!p)
-        return false;
-    ip_hint_huge(p, (size_t)ncap * elem);
-    *arr = p;
-    *cap = ncap;
-    return true;
 }
 
 uint32_t ip_lower_bound(const uint32_t *a, uint32_t lo, uint32_t hi,

@@ -1,5 +1,9 @@
 /*
- * trace.h - the history model of isopredict, its readers and its writers.
+ * trace.h - the history model of isopredict: the trace, the builder that
+ * makes one, and what is asked of a finished one (queries, the so u wr
+ * order, sub-traces, statistics).  Reading and writing files is the
+ * formats' room above (formats/formats.h), which feeds this builder; this
+ * room never includes it.
  *
  * A trace is what a data store application did: sessions, each a sequence
  * of transactions, each a sequence of read and write operations on keys,
@@ -35,9 +39,9 @@
  * builder owns a trace under construction; ip_builder_finish hands it over.
  * Nothing here keeps global state; every function is re-entrant.
  *
- * Errors: readers and the builder never abort the process.  They return
- * NULL and fill an ip_error with a message naming the file, the line or the
- * JSON path, and what is wrong.
+ * Errors: the builder never aborts the process.  It returns NULL (or
+ * false, IP_NONE) and fills an ip_error with a message naming the file, the
+ * line or the JSON path the reader gave, and what is wrong.
  */
 #ifndef ISOPREDICT_TRACE_H
 #define ISOPREDICT_TRACE_H
@@ -46,6 +50,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdbool.h>
+
+#include "mem.h"
 
 #define IP_NONE UINT32_MAX   /* absent id, value, writer, session */
 #define IP_INIT_TXN 0u        /* the initial transaction's id */
@@ -236,20 +242,6 @@ bool ip_so(const ip_trace *t, uint32_t a, uint32_t b);
  * when out of memory.  Linear in transactions and events. */
 bool ip_so_wr_order(const ip_trace *t, uint32_t *order, uint32_t *n);
 
-/* Make room for more elements of size elem in *arr: the capacity doubles
- * (64 at first), so appends are amortized O(1).  False when out of
- * memory (*arr and *cap unchanged). */
-bool ip_grow(void **arr, uint32_t *cap, size_t elem);
-
-/* Large arrays: ask the kernel to back [p, p + bytes) with transparent
- * huge pages where it can.  Filling a fresh array costs a page fault per
- * 4 KiB page otherwise - a third of reading a 10^6-event file went there.
- * A hint only (arrays under 4 MiB, or THP off: nothing happens);
- * ip_malloc_big is malloc (never NULL for 0 bytes) with the hint, and
- * ip_grow gives it to what it grows. */
-void ip_hint_huge(void *p, size_t bytes);
-void *ip_malloc_big(size_t bytes);
-
 /* Monotonic seconds: the one clock of the project (durations, deadlines). */
 double ip_now(void);
 
@@ -361,7 +353,7 @@ bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
 
 /* Same, with key and value given as 64-bit integers (plume, awdit-test,
  * dbcop, Cobra): the key's text is its decimal, the value's its JSON
- * scalar text (from 10^15 on a JSON string: IP_STRING_VALUES, lines.h).
+ * scalar text (from 10^15 on a JSON string: IP_STRING_VALUES).
  * A number seen before costs one probe, never formatting or interning
  * text.
  * Numbers are uint64 unless ip_builder_signed_numbers was called: then
@@ -371,12 +363,28 @@ bool ip_builder_op_num(ip_builder *b, uint32_t txn, ip_op_kind kind,
                        uint32_t line, ip_error *err);
 void ip_builder_signed_numbers(ip_builder *b);
 
-/* Is text[0..len) one JSON value (RFC 8259, nesting as deep as cJSON
- * allows), with only whitespace around it?  Allocates nothing; on false,
- * *bad (when not NULL) is the offset of the first byte that cannot belong
- * to it.  Tells a cJSON parse that failed for lack of memory from one that
- * failed on bad input. */
-bool ip_json_syntax_ok(const char *text, size_t len, size_t *bad);
+/* Integer values from here on are kept as JSON strings (their decimal in
+ * quotes), smaller ones as JSON numbers (ip_builder_op_num).  JSON readers
+ * hold numbers as doubles: beyond 2^53 digits are lost, and from 10^15
+ * cJSON prints them in exponent form ("1e+15"), so only strings survive a
+ * trip through JSON unchanged. */
+#define IP_STRING_VALUES UINT64_C(1000000000000000)
+
+/* Decimal text of v into buf (at least 21 bytes), as ip_builder_op_num
+ * spells a number; returns its length. */
+static inline size_t ip_u64_text(uint64_t v, char *buf)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+    return n;
+}
 
 /* Tool fields to keep with the trace (IP_EXTRA_TRACE, handle ignored), a
  * session (its index), a transaction (its handle) or the op last added to
@@ -426,90 +434,13 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err);
 ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
                          uint32_t **map_txn, ip_error *err);
 
-/* ---- formats -------------------------------------------------------------- */
-
-typedef enum {
-    IP_FMT_AUTO = 0,
-    IP_FMT_JSON,
-    IP_FMT_ISOPREDICT_TEXT,
-    IP_FMT_PLUME,
-    IP_FMT_AWDIT_TEST,
-    IP_FMT_DBCOP,        /* dbcop's history.bincode */
-    IP_FMT_COBRA,        /* a directory of Cobra client logs */
-    IP_FMT_DOT           /* write only */
-} ip_format;
-
-/* "json", "isopredict-text", "plume", "awdit-test", "dot", "auto";
- * returns false for an unknown name. */
-bool ip_format_parse(const char *name, ip_format *out);
-const char *ip_format_name(ip_format f);
-
-/* Pick a format for `path` from its extension, else from its first bytes. */
-ip_format ip_format_detect(const char *path, const char *data, size_t len);
-
-/* Read a trace from memory / a file.  `path` is used in messages. */
-ip_trace *ip_read_buffer(const char *path, const char *data, size_t len,
-                         ip_format fmt, ip_mode mode, ip_error *err);
-ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
-                       ip_error *err);
-
-/* Individual readers (used by ip_read_buffer). */
-ip_trace *ip_read_json(const char *path, const char *data, size_t len,
-                       ip_mode mode, ip_error *err);
-ip_trace *ip_read_isopredict_text(const char *path, const char *data,
-                                  size_t len, ip_mode mode, ip_error *err);
-ip_trace *ip_read_plume(const char *path, const char *data, size_t len,
-                        ip_mode mode, ip_error *err);
-ip_trace *ip_read_awdit_test(const char *path, const char *data, size_t len,
-                             ip_mode mode, ip_error *err);
-/* dbcop's binary history (bincode); values resolve reads, 0 is initial. */
-ip_trace *ip_read_dbcop(const char *path, const char *data, size_t len,
-                        ip_mode mode, ip_error *err);
-/* A Cobra history: the directory `dir`, each *.log file a session. */
-ip_trace *ip_read_cobra(const char *dir, ip_mode mode, ip_error *err);
-/* The same from logs in memory: n files, names[] sorted (each ending in
- * ".log"), data[f] holding len[f] bytes; `dir` names the history in
- * messages. */
-ip_trace *ip_read_cobra_logs(const char *dir, const char *const *names,
-                             const char *const *data, const size_t *len,
-                             uint32_t n, ip_mode mode, ip_error *err);
-
-/* The whole file at `path` ("-": standard input) in a malloc'ed buffer,
- * NUL-terminated (not counted in *len); NULL with err set ("cannot open",
- * "cannot read", or out of memory). */
-char *ip_read_whole(const char *path, size_t *len, ip_error *err);
-
-/* The same for reading a trace: a large regular file is mapped instead
- * (read-only; not NUL-terminated), anything else read as ip_read_whole
- * does.  ip_unload releases it either way. */
-typedef struct ip_loaded {
-    char *data;
-    size_t len;
-    bool mapped;
-} ip_loaded;
-bool ip_load(const char *path, ip_loaded *f, ip_error *err);
-void ip_unload(ip_loaded *f);
-
-/* Writers.  JSON output reads back to the same trace (ids, order, values,
- * writers); reads carry an explicit "from".  Return false on I/O error. */
-bool ip_write_json(const ip_trace *t, FILE *out);
-
-/* A cJSON tree of the trace (for callers that add a "prediction" object
- * before printing).  Returns a cJSON* as void* to keep cJSON out of this
- * header; the caller frees it with cJSON_Delete. */
-void *ip_trace_to_cjson(const ip_trace *t);
-
-/* Graphviz DOT of a history: sessions as clusters, so and wr edges.  The
- * optional extra edges are drawn on top (ww, rw, cycles, changed reads). */
-typedef struct ip_dot_edge {
-    uint32_t from, to;        /* txn ids */
-    const char *label;        /* e.g. "ww(x)"; NULL for none */
-    const char *color;        /* Graphviz color; NULL for black */
-    bool bold, dashed;
-} ip_dot_edge;
-
-bool ip_write_dot(const ip_trace *t, const ip_dot_edge *extra, size_t n_extra,
-                  FILE *out);
+/* The same transactions with the reads whose writer is not kept left out
+ * instead of folded: a sub-history in the strict sense (every serial order
+ * of t, restricted to the kept transactions, is one of it), so that what
+ * is unserializable here is unserializable in t.  The ops of a txn are
+ * then a subsequence of its ops in t. */
+ip_trace *ip_trace_restrict(const ip_trace *t, const uint8_t *keep,
+                            uint32_t **map_txn, ip_error *err);
 
 /* ---- statistics ----------------------------------------------------------- */
 

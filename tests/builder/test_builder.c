@@ -1,4 +1,5 @@
 /* Unit tests of the trace builder, the JSON reader and the JSON writer. */
+#include "formats.h"
 #include "trace.h"
 
 #include <CUnit/Basic.h>

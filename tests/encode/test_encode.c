@@ -1,6 +1,7 @@
 /* Unit tests of the encoder (src/encode).  Every SAT answer is rebuilt into
  * a history and re-judged by the exact checkers (enc_check.c). */
 #include "enc_check.h"
+#include "formats.h"
 
 #include <CUnit/Basic.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
 #ifndef FUZZ_CHECK_H
 #define FUZZ_CHECK_H
 
+#include "formats.h"
 #include "trace.h"
 
 /* Read data (exactly size bytes, not NUL-terminated) as fmt in mode and

@@ -1,5 +1,6 @@
 /* support.c - shared helpers of the predict tests (see support.h). */
 #include "support.h"
+#include "formats.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

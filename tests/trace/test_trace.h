@@ -2,6 +2,7 @@
 #ifndef TEST_TRACE_H
 #define TEST_TRACE_H
 
+#include "formats.h"
 #include "trace.h"
 
 #include <CUnit/CUnit.h>

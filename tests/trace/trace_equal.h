@@ -7,6 +7,7 @@
 #ifndef TRACE_EQUAL_H
 #define TRACE_EQUAL_H
 
+#include "formats.h"
 #include "trace.h"
 
 /* True when equal; otherwise false and a description of the first

@@ -12,6 +12,7 @@
 #ifndef TV_H
 #define TV_H
 
+#include "formats.h"
 #include "validate.h"
 
 ip_trace *tv_build(const char *spec);

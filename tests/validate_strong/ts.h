@@ -5,6 +5,7 @@
 #ifndef TS_H
 #define TS_H
 
+#include "formats.h"
 #include "strong.h"
 
 /* One transaction a string: "SESSION TXN op op ..." with ops "wKEY" or

@@ -1,6 +1,7 @@
 /*
  * lines.h - line cursor and small scanners shared by the text readers
- * (isopredict-text, plume, awdit-test).  Internal to src/trace.
+ * (isopredict-text, plume, awdit-test, dbcop).  Internal to
+ * src/trace/formats.
  *
  * The input is a buffer that need not be NUL-terminated and may hold any
  * bytes; every scanner takes an explicit end pointer and never reads past
@@ -78,28 +79,6 @@ static inline bool ip_scan_u64(const char **pp, const char *e, uint64_t *out)
     *out = v;
     return true;
 }
-
-/* Decimal text of v into buf (at least 21 bytes); returns its length. */
-static inline size_t ip_u64_text(uint64_t v, char *buf)
-{
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
-    buf[n] = '\0';
-    return n;
-}
-
-/* Integer values from here on are kept as JSON strings (their decimal in
- * quotes), smaller ones as JSON numbers (ip_builder_op_num).  JSON readers
- * hold numbers as doubles: beyond 2^53 digits are lost, and from 10^15
- * cJSON prints them in exponent form ("1e+15"), so only strings survive a
- * trip through JSON unchanged. */
-#define IP_STRING_VALUES UINT64_C(1000000000000000)
 
 /* A printable excerpt of [s, e) for messages: at most 60 bytes, control
  * and non-ASCII bytes shown as '?', so that garbage input cannot garble

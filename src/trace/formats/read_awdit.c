@@ -16,7 +16,7 @@
  * (see IP_STRING_VALUES in lines.h).
  */
 #include "lines.h"
-#include "trace.h"
+#include "formats.h"
 
 #include <stdio.h>
 

@@ -9,7 +9,7 @@
  * Errors name the file and the byte offset of the record at fault.
  */
 #include "idmap.h"
-#include "trace.h"
+#include "formats.h"
 
 #include <dirent.h>
 #include <errno.h>

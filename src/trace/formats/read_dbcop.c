@@ -9,7 +9,7 @@
  * Errors name the byte offset of the record at fault.
  */
 #include "lines.h"
-#include "trace.h"
+#include "formats.h"
 
 #include <stdio.h>
 

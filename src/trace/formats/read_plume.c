@@ -24,7 +24,7 @@
  */
 #include "idmap.h"
 #include "lines.h"
-#include "trace.h"
+#include "formats.h"
 
 #include <stdio.h>
 

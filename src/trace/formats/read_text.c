@@ -18,7 +18,7 @@
  */
 #include "idmap.h"
 #include "lines.h"
-#include "trace.h"
+#include "formats.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
  * put_escaped, so quotes, backslashes and control bytes cannot break the
  * output.
  */
-#include "trace.h"
+#include "formats.h"
 
 #include <stdlib.h>
 #include <string.h>

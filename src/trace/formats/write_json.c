@@ -5,7 +5,7 @@
  * whatever the input format resolved by value (with its own initial
  * value, which JSON does not carry).
  */
-#include "trace.h"
+#include "formats.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

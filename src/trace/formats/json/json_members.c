@@ -72,11 +72,6 @@ static bool unknown_field(json_reader *r, const field_set *fs,
                    name, known);
 }
 
-bool jr_oom(json_reader *r)
-{
-    return ip_fail(r->err, "out of memory");
-}
-
 bool jr_bad_json(json_reader *r)
 {
     r->syntax = true;

@@ -12,7 +12,7 @@
 #define ISOPREDICT_JSON_READER_H
 
 #include "json_scan.h"
-#include "trace.h"
+#include "json.h"
 
 #include <stdint.h>
 
@@ -100,8 +100,13 @@ typedef struct json_reader {
 /* jr_classify's answers besides a model field's index. */
 enum { TOOL = -1, UNKNOWN = -2, ERROR = -3 };
 
-/* Set "out of memory" / mark bad JSON at r->c.i; both return false. */
-bool jr_oom(json_reader *r);
+/* Set "out of memory" / mark bad JSON at r->c.i; both return false.
+ * (jr_oom is here, not in json_members.c, so that json_feed.c, which
+ * json_members.c calls, does not call back into it.) */
+static inline bool jr_oom(json_reader *r)
+{
+    return ip_fail(r->err, "out of memory");
+}
 bool jr_bad_json(json_reader *r);
 /* "file: where: what" into r->err; returns false. */
 bool jr_type_error(json_reader *r, const char *where, const char *what);

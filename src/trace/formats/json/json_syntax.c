@@ -6,7 +6,7 @@
  * inside the parser (out of memory).
  */
 #include "json_scan.h"
-#include "trace.h"
+#include "json.h"
 
 #include <string.h>
 

@@ -1,0 +1,124 @@
+/*
+ * formats.h - the trace formats: detect a file's format, read it into a
+ * trace, write a trace out.  Readers are clients of the trace model's
+ * builder (trace.h); the fast JSON reader has a room of its own below this
+ * one (json/json.h).  The model never includes this header.
+ *
+ *   format       read  write   reader file
+ *   json          yes   yes    json/read_json.c (+ json_*.c), write_json.c
+ *   isopredict-text yes        read_text.c
+ *   plume         yes          read_plume.c
+ *   awdit-test    yes          read_awdit.c
+ *   dbcop         yes          read_dbcop.c (history.bincode)
+ *   cobra         yes          read_cobra.c (a directory of *.log)
+ *   dot                 yes    write_dot.c
+ *
+ * Ownership: a reader returns a trace the caller owns (ip_trace_free);
+ * the input buffer stays the caller's and is not kept.  ip_read_whole
+ * returns a buffer the caller frees; ip_load's data is released by
+ * ip_unload; ip_trace_to_cjson's tree by cJSON_Delete.  Writers only read
+ * the trace.
+ *
+ * Errors: readers never abort the process.  They return NULL and fill an
+ * ip_error with a message naming the file, the line, the byte offset or
+ * the JSON path, and what is wrong; err->oom is set when an allocation
+ * failed, so that callers tell a resource limit from bad input.  Writers
+ * return false on an I/O error (or when out of memory).  No global state.
+ */
+#ifndef ISOPREDICT_FORMATS_H
+#define ISOPREDICT_FORMATS_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "trace.h"
+
+typedef enum {
+    IP_FMT_AUTO = 0,
+    IP_FMT_JSON,
+    IP_FMT_ISOPREDICT_TEXT,
+    IP_FMT_PLUME,
+    IP_FMT_AWDIT_TEST,
+    IP_FMT_DBCOP,        /* dbcop's history.bincode */
+    IP_FMT_COBRA,        /* a directory of Cobra client logs */
+    IP_FMT_DOT           /* write only */
+} ip_format;
+
+/* ---- detect ------------------------------------------------------------- */
+
+/* "json", "isopredict-text", "plume", "awdit-test", "dbcop", "cobra",
+ * "dot", "auto"; returns false for an unknown name. */
+bool ip_format_parse(const char *name, ip_format *out);
+const char *ip_format_name(ip_format f);
+
+/* Pick a format for `path` from its extension, else from its first bytes. */
+ip_format ip_format_detect(const char *path, const char *data, size_t len);
+
+/* ---- read --------------------------------------------------------------- */
+
+/* Read a trace from memory / a file.  `path` is used in messages. */
+ip_trace *ip_read_buffer(const char *path, const char *data, size_t len,
+                         ip_format fmt, ip_mode mode, ip_error *err);
+ip_trace *ip_read_file(const char *path, ip_format fmt, ip_mode mode,
+                       ip_error *err);
+
+/* Individual readers (used by ip_read_buffer; ip_read_json is in
+ * json/json.h, included above). */
+ip_trace *ip_read_isopredict_text(const char *path, const char *data,
+                                  size_t len, ip_mode mode, ip_error *err);
+ip_trace *ip_read_plume(const char *path, const char *data, size_t len,
+                        ip_mode mode, ip_error *err);
+ip_trace *ip_read_awdit_test(const char *path, const char *data, size_t len,
+                             ip_mode mode, ip_error *err);
+/* dbcop's binary history (bincode); values resolve reads, 0 is initial. */
+ip_trace *ip_read_dbcop(const char *path, const char *data, size_t len,
+                        ip_mode mode, ip_error *err);
+/* A Cobra history: the directory `dir`, each *.log file a session. */
+ip_trace *ip_read_cobra(const char *dir, ip_mode mode, ip_error *err);
+/* The same from logs in memory: n files, names[] sorted (each ending in
+ * ".log"), data[f] holding len[f] bytes; `dir` names the history in
+ * messages. */
+ip_trace *ip_read_cobra_logs(const char *dir, const char *const *names,
+                             const char *const *data, const size_t *len,
+                             uint32_t n, ip_mode mode, ip_error *err);
+
+/* The whole file at `path` ("-": standard input) in a malloc'ed buffer,
+ * NUL-terminated (not counted in *len); NULL with err set ("cannot open",
+ * "cannot read", or out of memory). */
+char *ip_read_whole(const char *path, size_t *len, ip_error *err);
+
+/* The same for reading a trace: a large regular file is mapped instead
+ * (read-only; not NUL-terminated), anything else read as ip_read_whole
+ * does.  ip_unload releases it either way. */
+typedef struct ip_loaded {
+    char *data;
+    size_t len;
+    bool mapped;
+} ip_loaded;
+bool ip_load(const char *path, ip_loaded *f, ip_error *err);
+void ip_unload(ip_loaded *f);
+
+/* ---- write -------------------------------------------------------------- */
+
+/* JSON output reads back to the same trace (ids, order, values,
+ * writers); reads carry an explicit "from".  Return false on I/O error. */
+bool ip_write_json(const ip_trace *t, FILE *out);
+
+/* A cJSON tree of the trace (for callers that add a "prediction" object
+ * before printing).  Returns a cJSON* as void* to keep cJSON out of this
+ * header; the caller frees it with cJSON_Delete. */
+void *ip_trace_to_cjson(const ip_trace *t);
+
+/* Graphviz DOT of a history: sessions as clusters, so and wr edges.  The
+ * optional extra edges are drawn on top (ww, rw, cycles, changed reads). */
+typedef struct ip_dot_edge {
+    uint32_t from, to;        /* txn ids */
+    const char *label;        /* e.g. "ww(x)"; NULL for none */
+    const char *color;        /* Graphviz color; NULL for black */
+    bool bold, dashed;
+} ip_dot_edge;
+
+bool ip_write_dot(const ip_trace *t, const ip_dot_edge *extra, size_t n_extra,
+                  FILE *out);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * json.h - the JSON trace format (TRACE_FORMAT.md), read fast: a scanner
+ * of its own, a fast path that learns the file's layout, a second thread
+ * feeding the builder on large inputs, and cJSON for tool fields.  Below
+ * formats.h, which includes this header; it includes the model only.
+ */
+#ifndef ISOPREDICT_JSON_H
+#define ISOPREDICT_JSON_H
+
+#include "trace.h"
+
+/* A trace from the JSON text data[0, len); `path` names it in messages.
+ * Ownership and errors as every reader's (formats.h). */
+ip_trace *ip_read_json(const char *path, const char *data, size_t len,
+                       ip_mode mode, ip_error *err);
+
+/* Is text[0..len) one JSON value (RFC 8259, nesting as deep as cJSON
+ * allows), with only whitespace around it?  Allocates nothing; on false,
+ * *bad (when not NULL) is the offset of the first byte that cannot belong
+ * to it.  Tells a cJSON parse that failed for lack of memory from one that
+ * failed on bad input. */
+bool ip_json_syntax_ok(const char *text, size_t len, size_t *bad);
+
+#endif
