@@ -82,13 +82,16 @@ for f in files:
             add(src, owner(h), "#include " + name)
 
 objs = glob.glob(os.path.join(build, "src", "**", "*.c.o"), recursive=True)
-defs, uses = {}, collections.defaultdict(set)
+newest = {}                   # source -> its newest object (targets move)
 for o in objs:
     lib, rest = o.split("/CMakeFiles/", 1)
     rel = os.path.relpath(lib, build)
     s = os.path.normpath(os.path.join(rel, rest.split(".dir/", 1)[1][:-2]))
-    if s not in room:
-        continue
+    if s in room and (s not in newest or
+                      os.path.getmtime(o) > os.path.getmtime(newest[s])):
+        newest[s] = o
+defs, uses = {}, collections.defaultdict(set)
+for s, o in sorted(newest.items()):
     out = subprocess.run(["nm", o], capture_output=True, text=True).stdout
     for line in out.splitlines():
         p = line.split()

@@ -1,5 +1,4 @@
-/* check.c - the ip_check dispatcher (weak/ or strong/) and verdict
- * lifetime. */
+/* check.c - the ip_check dispatcher: weak/ or strong/. */
 #include "validate.h"
 #include "weak.h"
 #include "strong.h"
@@ -55,21 +54,4 @@ ip_check_result ip_check(const ip_trace *t, ip_level lvl,
     out->n_anomalies = t->n_anomalies;
     out->seconds = ip_now() - start;
     return r;
-}
-
-void ip_verdict_free(ip_verdict *v)
-{
-    if (!v)
-        return;
-    for (uint32_t i = 0; i < v->n_cycles; i++)
-        free(v->cycles[i].edges);
-    free(v->cycles);
-    free(v->order);
-    free(v->writers);
-    free(v->deduced);
-    v->cycles = NULL;
-    v->order = NULL;
-    v->writers = NULL;
-    v->deduced = NULL;
-    v->n_cycles = v->n_order = v->n_writers = 0;
 }

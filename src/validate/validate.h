@@ -25,6 +25,9 @@
  * weak levels, each edge labelled with its kind and, for inferred edges,
  * the key and the third transaction of the axiom instance.
  *
+ * The levels, edges, cycles and verdicts are verdict/verdict.h, a room below
+ * the checkers (weak/, strong/) that they and this dispatcher share.
+ *
  * Ownership: ip_verdict owns its arrays; free with ip_verdict_free.
  * Errors: ip_check returns IP_CHECK_ERROR with err set only for resource
  * problems (out of memory, solver failure); IP_CHECK_UNKNOWN when the
@@ -34,81 +37,11 @@
 #define ISOPREDICT_VALIDATE_H
 
 #include "trace.h"
-
-typedef enum {
-    IP_LVL_RC = 0,      /* read committed      (aliases read-committed) */
-    IP_LVL_RA,          /* read atomic         (read-atomic) */
-    IP_LVL_CAUSAL,      /* causal consistency  (cc) */
-    IP_LVL_SI,          /* snapshot isolation  (snapshot-isolation) */
-    IP_LVL_SER,         /* serializability     (serializable) */
-    IP_LVL_COUNT
-} ip_level;
-
-/* Accepts the names above and their aliases; false for anything else. */
-bool ip_level_parse(const char *name, ip_level *out);
-const char *ip_level_name(ip_level lvl);   /* "rc", "ra", "causal", ... */
-
-typedef enum {
-    IP_EDGE_SO = 0,     /* session order */
-    IP_EDGE_WR,         /* write-read on key */
-    IP_EDGE_WW,         /* write-write (arbitration) on key */
-    IP_EDGE_RW,         /* anti-dependency on key */
-    IP_EDGE_CO          /* inferred commit-order edge of a weak axiom */
-} ip_edge_kind;
-
-const char *ip_edge_kind_name(ip_edge_kind k);   /* "so", "wr", ... */
-
-typedef struct ip_edge {
-    uint32_t from, to;  /* txn ids */
-    uint8_t kind;       /* ip_edge_kind */
-    uint32_t key;       /* key index, IP_NONE for so */
-    uint32_t via;       /* CO/WW: the reader whose axiom instance produced
-                           the edge; RW: the writer the reader read from;
-                           IP_NONE otherwise */
-    uint8_t forced;     /* ser/si: the ww order was forced by pruning */
-} ip_edge;
-
-typedef struct ip_cycle {
-    ip_edge *edges;     /* edges[i].to == edges[i+1].from, closing */
-    uint32_t n_edges;
-} ip_cycle;
-
-typedef enum {
-    IP_CHECK_OK = 0,        /* satisfies the level (exit status 0) */
-    IP_CHECK_VIOLATION = 1, /* violates it (exit status 1) */
-    IP_CHECK_UNKNOWN = 3,   /* solver unknown / timeout (exit status 3) */
-    IP_CHECK_ERROR = 2,     /* err is set */
-    IP_CHECK_UNSUPPORTED = 4 /* the level cannot decide this trace (a
-                                weak level and ambiguous reads); err says
-                                why (exit status 4) */
-} ip_check_result;
-
-typedef struct ip_verdict {
-    ip_level level;
-    ip_check_result result;
-    uint32_t *order;        /* witness order (txn ids), n_order entries */
-    uint32_t n_order;
-    ip_cycle *cycles;       /* violation witnesses */
-    uint32_t n_cycles;
-    uint32_t n_anomalies;   /* read-consistency anomalies of the trace */
-    /* ser/si on a trace with ambiguous reads: the writer each ambiguous
-     * read (trace amb_* order) has in the witness, and whether every
-     * execution has it (deduced) or it was one choice among several */
-    uint32_t *writers;
-    uint8_t *deduced;
-    uint32_t n_writers;
-    double seconds;         /* time spent checking */
-} ip_verdict;
-
-typedef struct ip_check_opts {
-    unsigned timeout_ms;    /* ser/si solver limit; 0 = none */
-    uint32_t max_cycles;    /* 0 = one per SCC (weak), one (strong) */
-} ip_check_opts;
+#include "verdict.h"
 
 ip_check_result ip_check(const ip_trace *t, ip_level lvl,
                          const ip_check_opts *opts, ip_verdict *out,
                          ip_error *err);
-void ip_verdict_free(ip_verdict *v);
 
 /* Human-readable verdict (short, concrete) and JSON (a cJSON* as void*). */
 void ip_verdict_print(const ip_trace *t, const ip_verdict *v, FILE *out);

@@ -7,6 +7,7 @@
 
 #include "formats.h"
 #include "strong.h"
+#include "validate.h"
 
 /* One transaction a string: "SESSION TXN op op ..." with ops "wKEY" or
  * "rKEY:FROM" (FROM a txn name, "init", or the txn itself for a local

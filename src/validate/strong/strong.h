@@ -45,7 +45,7 @@
 #ifndef ISOPREDICT_STRONG_H
 #define ISOPREDICT_STRONG_H
 
-#include "validate.h"
+#include "verdict.h"
 
 ip_check_result ip_check_ser(const ip_trace *t, const ip_check_opts *opts,
                              ip_verdict *out, ip_error *err);

@@ -1,6 +1,7 @@
 /*
  * strong_ambig.h - internals of ser/si on histories with ambiguous reads
- * (strong_ambig.c; sg_check_open in strong_check.c).
+ * (strong_ambig.c, which checks each choice of writers with
+ * strong_check.h's sg_check_open).
  *
  * Every ambiguous read i (the trace's amb_* order) keeps its live
  * candidates, live[amb_first[i] .. + n_live[i]); chosen[i] is its writer
@@ -13,7 +14,7 @@
 #ifndef ISOPREDICT_STRONG_AMBIG_H
 #define ISOPREDICT_STRONG_AMBIG_H
 
-#include "strong_graph.h"
+#include "strong_check.h"
 
 typedef struct amb_ctx {
     const ip_trace *t;
@@ -58,13 +59,5 @@ ip_check_result sg_check_ambiguous(const ip_trace *t, bool si,
                                    const ip_strong_opts *sopts,
                                    ip_verdict *out, ip_strong_stats *stats,
                                    ip_error *err);
-
-/* strong_check.c: the checker on `view` (open reads without writer),
- * choosing their writers in its search; picks in open->pick. */
-ip_check_result sg_check_open(const ip_trace *view, bool si,
-                              const ip_check_opts *opts,
-                              const ip_strong_opts *sopts, const sg_open *open,
-                              ip_verdict *out, ip_strong_stats *stats,
-                              ip_error *err);
 
 #endif

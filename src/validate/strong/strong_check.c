@@ -1,12 +1,13 @@
 /*
  * strong_check.c - the ser/si checker's phases in order: known graph,
- * chained keys, pruning, solver; then the witness.
+ * chained keys, pruning, solver; then the witness.  The entry points are
+ * strong_entry.c; histories with ambiguous reads come here through
+ * strong_ambig.c, one choice of writers at a time.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "strong_ambig.h"
-#include "strong_graph.h"
+#include "strong_check.h"
 
 static void free_ctx(sg_ctx *c)
 {
@@ -55,58 +56,33 @@ static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
     return res;
 }
 
-/* ip_check_strong, with `open` reads whose writer the search chooses
- * (NULL: none). */
-static ip_check_result run(const ip_trace *t, bool si,
-                           const ip_check_opts *opts,
-                           const ip_strong_opts *sopts, const sg_open *open,
-                           ip_verdict *out, ip_strong_stats *stats,
-                           ip_error *err)
+void sg_frame_begin(sg_frame *f, bool si, const ip_strong_opts **sopts,
+                    ip_verdict *out, ip_strong_stats **stats, ip_error **err)
 {
-    double t0 = ip_now();
-    ip_strong_stats local_stats;
-    ip_strong_opts no_opts = { false, false, false, 0 };
-    ip_error local_err;
-    if (!stats)
-        stats = &local_stats;
-    if (!sopts)
-        sopts = &no_opts;
-    if (!err)
-        err = &local_err;
-    memset(stats, 0, sizeof *stats);
+    f->t0 = ip_now();
+    f->no_opts = (ip_strong_opts){ false, false, false, 0 };
+    if (!*stats)
+        *stats = &f->stats;
+    if (!*sopts)
+        *sopts = &f->no_opts;
+    if (!*err)
+        *err = &f->err;
+    memset(*stats, 0, sizeof **stats);
     memset(out, 0, sizeof *out);
-    err->msg[0] = '\0';
+    (*err)->msg[0] = '\0';
     out->level = si ? IP_LVL_SI : IP_LVL_SER;
-    ip_check_result res = IP_CHECK_VIOLATION;
-    if (t->n_anomalies > 0) {
-        out->n_anomalies = t->n_anomalies;
-    } else if (!open && !ip_trace_unique(t)) {
-        res = sg_check_ambiguous(t, si, opts, sopts, out, stats, err);
-        out->level = si ? IP_LVL_SI : IP_LVL_SER;
-    } else {
-        sg_ctx c = { .t = t, .si = si, .stats = stats, .err = err,
-                     .open = open };
-        res = decide(&c, opts, sopts);
-        if (res == IP_CHECK_OK && !sg_order_witness(&c, out))
-            res = IP_CHECK_ERROR;
-        if (res == IP_CHECK_VIOLATION && !sg_cycle_witness(&c, out))
-            res = IP_CHECK_ERROR;
-        free_ctx(&c);
-    }
+}
+
+ip_check_result sg_frame_end(const sg_frame *f, bool si, ip_check_result res,
+                             ip_verdict *out)
+{
+    out->level = si ? IP_LVL_SI : IP_LVL_SER;
     /* no half-made witnesses */
     if (res != IP_CHECK_OK && res != IP_CHECK_VIOLATION)
         ip_verdict_free(out);
     out->result = res;
-    out->seconds = ip_now() - t0;
+    out->seconds = ip_now() - f->t0;
     return res;
-}
-
-ip_check_result ip_check_strong(const ip_trace *t, bool si,
-                                const ip_check_opts *opts,
-                                const ip_strong_opts *sopts, ip_verdict *out,
-                                ip_strong_stats *stats, ip_error *err)
-{
-    return run(t, si, opts, sopts, NULL, out, stats, err);
 }
 
 ip_check_result sg_check_open(const ip_trace *view, bool si,
@@ -115,17 +91,20 @@ ip_check_result sg_check_open(const ip_trace *view, bool si,
                               ip_verdict *out, ip_strong_stats *stats,
                               ip_error *err)
 {
-    return run(view, si, opts, sopts, open, out, stats, err);
-}
-
-ip_check_result ip_check_ser(const ip_trace *t, const ip_check_opts *opts,
-                             ip_verdict *out, ip_error *err)
-{
-    return ip_check_strong(t, false, opts, NULL, out, NULL, err);
-}
-
-ip_check_result ip_check_si(const ip_trace *t, const ip_check_opts *opts,
-                            ip_verdict *out, ip_error *err)
-{
-    return ip_check_strong(t, true, opts, NULL, out, NULL, err);
+    sg_frame f;
+    sg_frame_begin(&f, si, &sopts, out, &stats, &err);
+    ip_check_result res = IP_CHECK_VIOLATION;
+    if (view->n_anomalies > 0) {
+        out->n_anomalies = view->n_anomalies;
+    } else {
+        sg_ctx c = { .t = view, .si = si, .stats = stats, .err = err,
+                     .open = open };
+        res = decide(&c, opts, sopts);
+        if (res == IP_CHECK_OK && !sg_order_witness(&c, out))
+            res = IP_CHECK_ERROR;
+        if (res == IP_CHECK_VIOLATION && !sg_cycle_witness(&c, out))
+            res = IP_CHECK_ERROR;
+        free_ctx(&c);
+    }
+    return sg_frame_end(&f, si, res, out);
 }

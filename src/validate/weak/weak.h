@@ -13,7 +13,7 @@
 #ifndef ISOPREDICT_WEAK_H
 #define ISOPREDICT_WEAK_H
 
-#include "validate.h"
+#include "verdict.h"
 
 /* A growing list of labelled edges (ip_edge without the `forced` flag). */
 typedef struct wk_edges {

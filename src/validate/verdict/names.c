@@ -1,7 +1,7 @@
-/* names.c - the names of levels and edge kinds, on their own so that the
- * checkers below (weak/, strong/) need nothing from the dispatcher above
+/* names.c - the names of levels and edge kinds, below the checkers
+ * (weak/, strong/) so that they need nothing from the dispatcher above
  * them. */
-#include "validate.h"
+#include "verdict.h"
 
 #include <stddef.h>
 #include <string.h>
