@@ -86,7 +86,8 @@ static confirm_outcome run_ser(const confirm_ctx *c, ip_prediction *p,
     if (*r == IP_CHECK_ERROR)
         return CONFIRM_ERROR;
     if (*r == IP_CHECK_VIOLATION && p->ser_verdict.n_cycles > 0 &&
-        !ip_cycle_is_valid(p->history, IP_LVL_SER, &p->ser_verdict.cycles[0])) {
+        !ip_cycle_is_valid(p->history, IP_LVL_SER, &p->ser_verdict.cycles[0],
+                           NULL)) {
         ip_fail(c->err, "the ser checker's violation cycle is not a cycle of "
                 "the predicted history");
         return CONFIRM_BUG;

@@ -41,8 +41,10 @@ static bool writes(const ip_trace *t, uint32_t txn, uint32_t key)
     return key < t->n_keys && ip_write_event(t, txn, key) != IP_NONE;
 }
 
-/* (so u wr)+ from a to b, by a backward search from b. */
-static bool happens_before(const ip_trace *t, uint32_t a, uint32_t b)
+/* (so u wr)+ from a to b, by a backward search from b.  Out of memory:
+ * false with *oom set (nothing decided). */
+static bool happens_before(const ip_trace *t, uint32_t a, uint32_t b,
+                           bool *oom)
 {
     if (a == IP_INIT_TXN)
         return b != IP_INIT_TXN;
@@ -50,8 +52,10 @@ static bool happens_before(const ip_trace *t, uint32_t a, uint32_t b)
     uint32_t *stack = malloc(t->n_txns * sizeof *stack);
     bool found = false;
     uint32_t n = 0;
-    if (!seen || !stack)
+    if (!seen || !stack) {
+        *oom = true;
         goto out;
+    }
     stack[n++] = b;
     seen[b] = 1;
     while (n && !found) {
@@ -89,7 +93,8 @@ static bool rc_instance(const ip_trace *t, const ip_edge *e)
     return r != IP_NONE && find_read(t, e->via, e->to, e->key, r + 1) != IP_NONE;
 }
 
-static bool co_instance(const ip_trace *t, ip_level lvl, const ip_edge *e)
+static bool co_instance(const ip_trace *t, ip_level lvl, const ip_edge *e,
+                        bool *oom)
 {
     if (e->via == IP_NONE || e->via >= t->n_txns || e->via == e->from ||
         e->via == e->to || !ip_committed(t, e->via) ||
@@ -102,10 +107,11 @@ static bool co_instance(const ip_trace *t, ip_level lvl, const ip_edge *e)
     if (ip_so(t, e->from, e->via) ||
         find_read(t, e->via, e->from, IP_NONE, 0) != IP_NONE)
         return true;             /* so u wr: enough for ra and causal */
-    return lvl != IP_LVL_RA && happens_before(t, e->from, e->via);
+    return lvl != IP_LVL_RA && happens_before(t, e->from, e->via, oom);
 }
 
-static bool edge_valid(const ip_trace *t, ip_level lvl, const ip_edge *e)
+static bool edge_valid(const ip_trace *t, ip_level lvl, const ip_edge *e,
+                       bool *oom)
 {
     if (e->from >= t->n_txns || e->to >= t->n_txns || e->from == e->to ||
         !ip_committed(t, e->from) || !ip_committed(t, e->to))
@@ -123,20 +129,27 @@ static bool edge_valid(const ip_trace *t, ip_level lvl, const ip_edge *e)
                find_read(t, e->from, e->via, e->key, 0) != IP_NONE &&
                writes(t, e->to, e->key);
     case IP_EDGE_CO:
-        return co_instance(t, lvl, e);
+        return co_instance(t, lvl, e, oom);
     }
     return false;
 }
 
-bool ip_cycle_is_valid(const ip_trace *t, ip_level lvl, const ip_cycle *c)
+bool ip_cycle_is_valid(const ip_trace *t, ip_level lvl, const ip_cycle *c,
+                       bool *oom)
 {
+    bool no_memory = false;
+    if (oom)
+        *oom = false;
     if (!c || !c->edges || c->n_edges == 0 || lvl >= IP_LVL_COUNT)
         return false;
     for (uint32_t i = 0; i < c->n_edges; i++) {
         const ip_edge *e = &c->edges[i];
         if (e->to != c->edges[(i + 1) % c->n_edges].from ||
-            !edge_valid(t, lvl, e))
+            !edge_valid(t, lvl, e, &no_memory)) {
+            if (oom)
+                *oom = no_memory;
             return false;
+        }
     }
     return true;
 }

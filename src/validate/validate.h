@@ -48,8 +48,11 @@ void ip_verdict_print(const ip_trace *t, const ip_verdict *v, FILE *out);
 void *ip_verdict_to_cjson(const ip_trace *t, const ip_verdict *v);
 
 /* True iff every edge of c is a real edge of the stated relation in t and
- * the edges close a cycle; used by tests and by the predictor. */
-bool ip_cycle_is_valid(const ip_trace *t, ip_level lvl, const ip_cycle *c);
+ * the edges close a cycle; used by tests and by the predictor.  False
+ * with *oom set (when oom is not NULL) when out of memory: then nothing
+ * was decided, and a real edge must not be taken for a false one. */
+bool ip_cycle_is_valid(const ip_trace *t, ip_level lvl, const ip_cycle *c,
+                       bool *oom);
 
 /* ---- the partial commit order (IsoPredict's approximation) ----------------
  *

@@ -115,7 +115,7 @@ static void expect(const ip_trace *t, ip_level lvl, bool expect)
     if (r == IP_CHECK_VIOLATION) {
         if (v.n_cycles == 0)
             fail("a violation without a cycle", lvl);
-        if (!ip_cycle_is_valid(t, lvl, &v.cycles[0]))
+        if (!ip_cycle_is_valid(t, lvl, &v.cycles[0], NULL))
             fail("the witness cycle is not one of the history", lvl);
     }
     ip_verdict_free(&v);

@@ -61,7 +61,7 @@ static bool checks_hold(const ip_trace *h, ip_level model)
     ip_check_result rs = ip_check(h, IP_LVL_SER, &co, &vs, &err);
     bool ok = rm == IP_CHECK_OK && rs == IP_CHECK_VIOLATION &&
               vs.n_cycles > 0 &&
-              ip_cycle_is_valid(h, IP_LVL_SER, &vs.cycles[0]);
+              ip_cycle_is_valid(h, IP_LVL_SER, &vs.cycles[0], NULL);
     /* si never admits a lost update */
     ok = ok && !(model == IP_LVL_SI &&
                  ip_cycle_anomaly(&vs.cycles[0]) != NULL &&

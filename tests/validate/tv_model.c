@@ -251,7 +251,7 @@ ip_check_result tv_expect(const ip_trace *t, ip_level lvl,
         CU_ASSERT(v.n_cycles > 0 || t->n_anomalies > 0);
     for (uint32_t i = 0; i < v.n_cycles; i++) {
         const ip_cycle *c = &v.cycles[i];
-        CU_ASSERT(ip_cycle_is_valid(t, lvl, c));
+        CU_ASSERT(ip_cycle_is_valid(t, lvl, c, NULL));
         for (uint32_t j = 0; j < c->n_edges; j++) {
             CU_ASSERT(tv_edge_ok(t, lvl, &c->edges[j]));
             CU_ASSERT_EQUAL(c->edges[j].to,

@@ -244,7 +244,7 @@ static void check_against(const spec *s, const ip_trace *t, int lvl,
                 CU_ASSERT(ts_cycle_ok(u, lvl == SI, &v.cycles[0]));
                 CU_ASSERT(ip_cycle_is_valid(t, lvl == SI ? IP_LVL_SI
                                                          : IP_LVL_SER,
-                                            &v.cycles[0]));
+                                            &v.cycles[0], NULL));
             }
             ip_trace_free(u);
         }

@@ -17,11 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    ID_INIT = 0xbebeebee,
-    ID_NULL = 0xdeadbeef,
-    ID_UNIVERSAL = 0xabddefee,
-};
+/* Cobra's reserved writer ids (uint64; beyond int, so not enumerators). */
+#define ID_INIT UINT64_C(0xbebeebee)
+#define ID_NULL UINT64_C(0xdeadbeef)
+#define ID_UNIVERSAL UINT64_C(0xabddefee)
 
 typedef struct cobra {
     const char *dir;

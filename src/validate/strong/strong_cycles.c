@@ -110,7 +110,7 @@ int sg_many_cycles(const sg_graph *g, uint32_t first_cond, uint32_t max,
     k.stamp = calloc(n ? n : 1, sizeof *k.stamp);
     k.via = malloc((n ? n : 1) * sizeof *k.via);
     uint32_t *cyc = malloc((n ? n : 1) * sizeof *cyc);
-    int found = -1;
+    int found = SG_CYCLES_OOM;
     if (!k.indeg || !k.queue || !k.gone || !k.off || !k.stamp || !k.via ||
         !cyc)
         goto out;
@@ -126,7 +126,7 @@ int sg_many_cycles(const sg_graph *g, uint32_t first_cond, uint32_t max,
             if (cyc[i] >= first_cond)
                 cut = cyc[i];
         if (cut == UINT32_MAX || !fn(env, cyc, len)) {
-            found = -1;     /* a cycle of known edges only: caller's bug */
+            found = cut == UINT32_MAX ? SG_CYCLES_KNOWN : SG_CYCLES_STOPPED;
             break;
         }
         found++;

@@ -102,8 +102,16 @@ void sg_graph_free(sg_graph *g);
 /* ---- strong_cycles.c ---- */
 /* Up to max cycles of the indexed graph, each through at least one edge
  * with id >= first_cond, no two cut by the same such edge; fn gets each as
- * edge ids.  Returns how many (0: acyclic), or -1 when out of memory, fn
- * failed, or a cycle has no edge >= first_cond. */
+ * edge ids.  Returns how many (0: acyclic), or one of the negative
+ * outcomes below, which callers must tell apart: only the first is a
+ * resource limit. */
+enum {
+    SG_CYCLES_OOM = -1,       /* an allocation here failed */
+    SG_CYCLES_STOPPED = -2,   /* fn returned false (fn knows why) */
+    SG_CYCLES_KNOWN = -3      /* a cycle has no edge >= first_cond: the
+                                 known edges alone are cyclic, which the
+                                 caller should have ruled out (its bug) */
+};
 typedef bool (*sg_cycle_fn)(void *env, const uint32_t *edges, uint32_t n);
 int sg_many_cycles(const sg_graph *g, uint32_t first_cond, uint32_t max,
                    sg_cycle_fn fn, void *env);

@@ -315,7 +315,8 @@ static bool add_clause(void *env, const uint32_t *edges, uint32_t len)
 }
 
 /* Replace the conditional edges by those of s->first and test the graph.
- * Returns false when out of memory; *acyclic tells the outcome, and the
+ * Returns false (c->err set) when out of memory or on an internal
+ * inconsistency; *acyclic tells the outcome, and the
  * cycles found are left as clauses. */
 static bool try_choice(search *s, bool *acyclic)
 {
@@ -336,10 +337,16 @@ static bool try_choice(search *s, bool *acyclic)
     if (*acyclic)
         return true;
     s->late = false;
-    if (sg_many_cycles(&c->g, s->known, MAX_CYCLES, add_clause, s) <= 0 &&
-        !s->late)
-        return sg_oom(c);
-    return true;
+    int found = sg_many_cycles(&c->g, s->known, MAX_CYCLES, add_clause, s);
+    if (found > 0 || (found == SG_CYCLES_STOPPED && s->late))
+        return true;
+    if (found == SG_CYCLES_OOM || found == SG_CYCLES_STOPPED)
+        return sg_oom(c);   /* add_clause fails only when out of memory */
+    /* the known edges were acyclic when the search began, and a cyclic
+     * graph has a cycle: neither is a resource limit */
+    return ip_fail(c->err, "ser/si check: internal error: %s",
+                   found == 0 ? "no cycle found in a cyclic graph"
+                              : "a cycle of known edges only");
 }
 
 bool sg_complete_by_topo(sg_ctx *c)

@@ -1,5 +1,5 @@
 /*
- * weak.c - the weak checkers: co' = so u wr saturated by the level's axiom,
+ * judge.c - the weak checkers: co' = so u wr saturated by the level's axiom,
  * then judged acyclic (witness: a topological order) or not (witness: one
  * cycle per SCC).  Read-consistency anomalies fail every level.
  */
