@@ -5,18 +5,8 @@
 # usage: cli_batch.sh ISOPREDICT TRACES_DIR
 set -u
 BIN=$1 TRACES=$2
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cli_batch.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-FAILS=0
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
-expect() {
-    local want=$1; shift
-    "$@" >out 2>err
-    local got=$?
-    [ "$got" = "$want" ] || { fail "'$*' exited $got, expected $want"; cat err >&2; }
-}
-contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
+. "$(dirname "$0")/../lib.sh"
+work_dir cli_batch
 
 mkdir suite
 cp "$TRACES/deposit.json" "$TRACES/voter.json" "$TRACES/write-skew.json" suite/
@@ -64,5 +54,4 @@ mkdir empty
 expect 2 "$BIN" predict empty
 contains err "no traces in empty"
 
-[ "$FAILS" = 0 ] || { echo "$FAILS failure(s)" >&2; exit 1; }
-echo "ok"
+finish

@@ -5,31 +5,15 @@
 set -u
 BIN=$1
 CORPUS=$2
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ip_cli_formats.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-FAILS=0
+. "$(dirname "$0")/../lib.sh"
+work_dir ip_cli_formats
 
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-
-# run NAME STATUS CMD...: run, keep stdout/stderr in $WORK/out, $WORK/err
+# run NAME STATUS CMD...: expect STATUS CMD... (stdout and stderr in
+# $WORK/out and $WORK/err), a failure named NAME
 run() {
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$WORK/out" 2>"$WORK/err"
-    local got=$?
-    if [ "$got" != "$want" ]; then
-        fail "$name: exit status $got, expected $want"
-        sed 's/^/    stderr: /' "$WORK/err" | head -5
-        return 1
-    fi
-    return 0
-}
-
-# no_temp NAME DIR: no temporary output file (".NAME.XXXXXX") is left in DIR
-no_temp() {
-    local left
-    left=$(cd "$2" && ls -A | grep '^\.' | tr '\n' ' ')
-    [ -z "$left" ] || fail "$1: temporary files left behind: $left"
+    local name=$1
+    shift
+    TEST_CASE=$name expect "$@"
 }
 
 # has NAME FILE TEXT...: every TEXT occurs (fixed string) in FILE
@@ -238,7 +222,7 @@ run "dot ambiguous" 0 "$BIN" dot "$WORK/amb.json" &&
     has "dot ambiguous" "$WORK/out" 'wr?(x)'
 
 # ---- binary histories of real databases: dbcop and Cobra ---------------------
-SEEDS=$(cd "$(dirname "$0")/../fuzz/seeds" && pwd)
+SEEDS=$TESTS_DIR/fuzz/seeds
 if run "stats dbcop" 0 "$BIN" stats --json "$SEEDS/small.bincode"; then
     has "stats dbcop" "$WORK/out" '"committed":	4'
 fi
@@ -265,8 +249,4 @@ head -c 100 "$SEEDS/small.bincode" > "$WORK/cut.bincode"
 run "dbcop truncated" 2 "$BIN" stats "$WORK/cut.bincode" &&
     has "dbcop truncated" "$WORK/err" "cut.bincode: byte "
 
-if [ "$FAILS" -ne 0 ]; then
-    echo "$FAILS check(s) failed"
-    exit 1
-fi
-echo "all cli_formats checks passed"
+finish "all cli_formats checks passed"

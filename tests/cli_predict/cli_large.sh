@@ -6,21 +6,10 @@
 # usage: cli_large.sh ISOPREDICT APPS_DIR CASE
 set -u
 BIN=$1 APPS=$2 CASE=$3
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cli_large.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-FAILS=0
-
-fail() { echo "FAIL [$CASE]: $*" >&2; FAILS=$((FAILS + 1)); }
-contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 600 "$1")"; }
-now() { date +%s.%N; }
-# within LIMIT START: the seconds since START are at most LIMIT
-within() { awk -v a="$2" -v b="$(now)" -v l="$1" 'BEGIN { exit !(b - a <= l) }'; }
-
-record() {   # record APP SESSIONS TXNS FILE
-    "$APPS/$1" --sessions "$2" --txns "$3" --seed 1 --record "$4" --quiet ||
-        fail "cannot record $1"
-}
+. "$(dirname "$0")/../lib.sh"
+TEST_CASE=$CASE
+work_dir cli_large
+record() { record_app "$APPS/$1" "$2" "$3" 1 "$4"; }   # APP SESSIONS TXNS FILE
 
 case $CASE in
 stream)
@@ -143,4 +132,4 @@ lazy)
     fail "unknown case"
     ;;
 esac
-exit $((FAILS > 0))
+finish

@@ -6,23 +6,9 @@
 set -u
 BIN=$1 TRACES=$2 CORPUS=$3 CASE=$4
 MICRO=$CORPUS/isopredict-microbenchmark
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cli_predict.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-FAILS=0
-
-fail() { echo "FAIL [$CASE]: $*" >&2; FAILS=$((FAILS + 1)); }
-
-# expect STATUS CMD...: run CMD, keep stdout/stderr in out/err, check status
-expect() {
-    local want=$1; shift
-    "$@" >out 2>err
-    local got=$?
-    [ "$got" = "$want" ] || { fail "'$*' exited $got, expected $want"; cat err >&2; }
-}
-
-contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
-lacks() { ! grep -qF -- "$2" "$1" || fail "$1 unexpectedly has '$2'"; }
+. "$(dirname "$0")/../lib.sh"
+TEST_CASE=$CASE
+work_dir cli_predict
 
 case $CASE in
 found)
@@ -211,5 +197,4 @@ usage)
     fail "unknown case"
     ;;
 esac
-[ "$FAILS" = 0 ] || exit 1
-echo "ok [$CASE]"
+finish

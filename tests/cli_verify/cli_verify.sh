@@ -6,26 +6,10 @@
 # usage: cli_verify.sh ISOPREDICT TEST_TRACES APPS_DIR CASE
 set -u
 BIN=$1 TRACES=$2 APPS=$3 CASE=$4
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cli_verify.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-FAILS=0
-
-fail() { echo "FAIL [$CASE]: $*" >&2; FAILS=$((FAILS + 1)); }
-
-expect() {
-    local want=$1; shift
-    "$@" >out 2>err
-    local got=$?
-    [ "$got" = "$want" ] || { fail "'$*' exited $got, expected $want"; cat out err >&2; }
-}
-
-contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
-
-record() {   # record APP SESSIONS TXNS SEED FILE
-    "$APPS/$1" --sessions "$2" --txns "$3" --seed "$4" --record "$5" \
-        >/dev/null 2>&1 || fail "could not record $1"
-}
+. "$(dirname "$0")/../lib.sh"
+TEST_CASE=$CASE
+work_dir cli_verify
+record() { record_app "$APPS/$1" "$2" "$3" "$4" "$5"; }   # APP S T SEED FILE
 
 PREDS=0
 # predict TRACE DIR OPTIONS...: up to 2 predictions into DIR, each verified
@@ -205,4 +189,4 @@ usage)
     fail "unknown case"
     ;;
 esac
-exit $((FAILS > 0))
+finish

@@ -5,10 +5,9 @@
 # trace file (a bad DSN, a server stopped in the middle of a run).
 # usage: pg_backend.sh BANK DSN_FILE WORKDIR CLUSTER_SH
 set -eu
+. "$(dirname "$0")/../lib.sh"
 bank=$1 dsn=$(cat "$2") dir=$3 cluster=$4
-rm -rf "$dir"
-mkdir -p "$dir"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+fresh_dir "$dir"
 
 # ---- reads name writers; retries are aborted attempts --------------------
 t=$dir/ser.json
@@ -26,22 +25,22 @@ jq -e '[.sessions[].transactions[]] as $tx
            ([$w.ops[] | select(.op == "write" and .key == $r.key)] | last
             | .value) == $r.value
        end] | (length > 0 and all)' "$t" > /dev/null ||
-    fail "a read does not name the writer of the value it read"
+    die "a read does not name the writer of the value it read"
 retries=$(jq .meta.store.retries "$t")
 [ "$retries" -gt 0 ] ||
-    fail "8 sessions on 2 accounts at serializable: expected retries"
+    die "8 sessions on 2 accounts at serializable: expected retries"
 # a retried attempt is s<k>.<i>#<n>, aborted, and comes before the last
 # attempt s<k>.<i> of the same transaction; each transaction ends once
 jq -e --argjson n "$retries" '
   [.sessions[].transactions[] | select(.id | contains("#"))] as $r
   | ($r | length) == $n and ($r | all(.status == "aborted"))' "$t" \
-    > /dev/null || fail "retries are not the '#' attempts, all aborted"
+    > /dev/null || die "retries are not the '#' attempts, all aborted"
 jq -e '[.sessions[] | [.transactions[].id | split("#")[0]] as $ids
   | ($ids | unique | length) == 25 and
     ($ids == ($ids | sort_by(split(".")[1] | tonumber)))
   and ([.transactions[] | select(.id | contains("#") | not)] | length) == 25]
   | all' "$t" > /dev/null ||
-    fail "a session's attempts are not in order, one final per transaction"
+    die "a session's attempts are not in order, one final per transaction"
 echo "reads name writers; $retries retries recorded as aborted attempts"
 
 # ---- errors: exit 2, the libpq message, no trace -------------------------
@@ -52,10 +51,10 @@ expect2() {   # expect2 NAME GREP ARGS...: exit 2, stderr matches, no file
     "$bank" --record "$dir/$name.json" "$@" 2> "$dir/$name.err"
     st=$?
     set -e
-    [ "$st" = 2 ] || fail "$name: exit $st, expected 2"
+    [ "$st" = 2 ] || die "$name: exit $st, expected 2"
     grep -q "$pat" "$dir/$name.err" ||
-        fail "$name: stderr lacks '$pat': $(cat "$dir/$name.err")"
-    [ ! -e "$dir/$name.json" ] || fail "$name: a trace file was left"
+        die "$name: stderr lacks '$pat': $(cat "$dir/$name.err")"
+    [ ! -e "$dir/$name.json" ] || die "$name: a trace file was left"
 }
 expect2 nodsn "needs --dsn" --store postgres
 expect2 level "isolation" --store postgres --dsn "$dsn" --isolation snapshot
@@ -81,8 +80,8 @@ sh "$cluster" stop "$own"
 wait $pid
 st=$?
 set -e
-[ "$st" = 2 ] || fail "server stopped mid-run: exit $st, expected 2"
+[ "$st" = 2 ] || die "server stopped mid-run: exit $st, expected 2"
 grep -q "connection" "$dir/stopped.err" ||
-    fail "server stopped mid-run: $(cat "$dir/stopped.err")"
-[ ! -e "$dir/stopped.json" ] || fail "server stopped mid-run: a trace was left"
+    die "server stopped mid-run: $(cat "$dir/stopped.err")"
+[ ! -e "$dir/stopped.json" ] || die "server stopped mid-run: a trace was left"
 echo "errors: exit 2 with the message, no trace: $(head -c 300 "$dir/stopped.err")"

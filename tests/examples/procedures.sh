@@ -4,21 +4,20 @@
 # app has; a replay records them too.
 # usage: procedures.sh APP WORKDIR PROCEDURE...
 set -eu
+. "$(dirname "$0")/../lib.sh"
 app=$1 dir=$2
 shift 2
-rm -rf "$dir"
-mkdir -p "$dir"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+fresh_dir "$dir"
 # enough transactions that smallbank and bank abort some
 "$app" --sessions 3 --txns 12 --seed 5 --record "$dir/obs.json" --quiet
 known=$(printf '%s\n' "$@" | jq -R . | jq -cs .)
 check() {
     jq -e '[.sessions[].transactions[]] | length > 0 and
            all(.procedure | type == "string" and length > 0)' "$1" \
-        > /dev/null || fail "$1: a transaction without a procedure"
+        > /dev/null || die "$1: a transaction without a procedure"
     unknown=$(jq -c --argjson known "$known" \
         '[.sessions[].transactions[].procedure] - $known | unique' "$1")
-    [ "$unknown" = "[]" ] || fail "$1: procedures not of the app: $unknown"
+    [ "$unknown" = "[]" ] || die "$1: procedures not of the app: $unknown"
 }
 check "$dir/obs.json"
 jq '. + {prediction: {model: "rc", commit_order: .schedule}}' \

@@ -3,9 +3,9 @@
 # observed schedule) must reproduce it exactly, without divergence.
 # usage: replay_identity.sh APP WORKDIR
 set -eu
+. "$(dirname "$0")/../lib.sh"
 app=$1 dir=$2
-rm -rf "$dir"
-mkdir -p "$dir"
+fresh_dir "$dir"
 "$app" --sessions 3 --txns 5 --seed 7 --record "$dir/obs.json" --quiet
 for model in causal rc; do
     jq --arg m "$model" '. + {prediction: {model: $m, commit_order: .schedule}}' \
@@ -21,7 +21,6 @@ for model in causal rc; do
 done
 # the replay refuses to overwrite its output
 if "$app" --replay "$dir/pred-rc.json" --record "$dir/rep-rc.json" --quiet 2>/dev/null; then
-    echo "overwrote an existing file" >&2
-    exit 1
+    die "overwrote an existing file"
 fi
 echo "replay reproduces the observed trace"

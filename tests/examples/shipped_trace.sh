@@ -5,9 +5,9 @@
 # are left out of the comparison (procedures.sh checks them).
 # usage: shipped_trace.sh APP SHIPPED.json WORKDIR
 set -eu
+. "$(dirname "$0")/../lib.sh"
 app=$1 shipped=$2 dir=$3
-rm -rf "$dir"
-mkdir -p "$dir"
+fresh_dir "$dir"
 "$app" --sessions 3 --txns 4 --seed 1 --record "$dir/now.json" --quiet
 jq -S . "$shipped" > "$dir/a.json"
 jq -S 'del(.sessions[].transactions[].procedure)' "$dir/now.json" \

@@ -8,15 +8,14 @@
 # under causal, which allows the lost update, both commit and it validates.
 # usage: si_first_committer.sh ISOPREDICT BANK WORKDIR
 set -eu
+. "$(dirname "$0")/../lib.sh"
 ip=$1 app=$2 dir=$3
-rm -rf "$dir"
-mkdir -p "$dir"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+fresh_dir "$dir"
 "$app" --sessions 2 --txns 1 --seed 2 --record "$dir/obs.json" --quiet
 shape=$(jq -c '[.sessions[].transactions[0] | .procedure, .ops[0].key]' \
     "$dir/obs.json")
 [ "$shape" = '["deposit","bal:0","deposit","bal:0"]' ] ||
-    fail "seed 2 no longer records two deposits to bal:0 ($shape)"
+    die "seed 2 no longer records two deposits to bal:0 ($shape)"
 
 # the prediction: s2.0 reads the initial balance, as s1.0 did
 predict() {
@@ -42,30 +41,30 @@ status_of_s2() {
 }
 
 st=0; validate si || st=$?
-[ "$st" = 0 ] || fail "si: validate exited $st, expected 0 (not validated)"
-[ "$(field si .result)" = not-validated ] || fail "si: $(field si .result)"
-[ "$(field si .diverged)" = true ] || fail "si: no divergence reported"
+[ "$st" = 0 ] || die "si: validate exited $st, expected 0 (not validated)"
+[ "$(field si .result)" = not-validated ] || die "si: $(field si .result)"
+[ "$(field si .diverged)" = true ] || die "si: no divergence reported"
 [ "$(field si '.divergences | length')" = 1 ] ||
-    fail "si: $(field si '.divergences | length') divergences, expected 1"
+    die "si: $(field si '.divergences | length') divergences, expected 1"
 [ "$(field si '.divergences[0] | .txn + " " + .kind + " " + .key')" = \
   "s2.0 write-conflict bal:0" ] ||
-    fail "si: divergence $(field si '.divergences[0]')"
+    die "si: divergence $(field si '.divergences[0]')"
 field si '.divergences[0].reason' | grep -q "s1.0 wrote 'bal:0'" ||
-    fail "si: the reason does not name the winner"
+    die "si: the reason does not name the winner"
 [ "$(field si .invariants.violated)" = 0 ] ||
-    fail "si: bank counted the aborted deposit: $(field si .invariants)"
-[ "$(status_of_s2 si)" = aborted ] || fail "si: s2.0 $(status_of_s2 si)"
+    die "si: bank counted the aborted deposit: $(field si .invariants)"
+[ "$(status_of_s2 si)" = aborted ] || die "si: s2.0 $(status_of_s2 si)"
 "$ip" check --level si "$dir/val-si.json" > /dev/null ||
-    fail "si: the validating execution violates si"
+    die "si: the validating execution violates si"
 "$ip" check --level ser "$dir/val-si.json" > /dev/null ||
-    fail "si: the validating execution is not serializable"
+    die "si: the validating execution is not serializable"
 
 st=0; validate causal || st=$?
-[ "$st" = 1 ] || fail "causal: validate exited $st, expected 1 (validated)"
+[ "$st" = 1 ] || die "causal: validate exited $st, expected 1 (validated)"
 [ "$(field causal .result)" = validated ] ||
-    fail "causal: $(field causal .result)"
+    die "causal: $(field causal .result)"
 [ "$(field causal .invariants.violated)" -gt 0 ] ||
-    fail "causal: the lost update broke no invariant"
+    die "causal: the lost update broke no invariant"
 [ "$(status_of_s2 causal)" = committed ] ||
-    fail "causal: s2.0 $(status_of_s2 causal)"
+    die "causal: s2.0 $(status_of_s2 causal)"
 echo "ok"

@@ -7,11 +7,8 @@
 # usage: install.sh BUILD_DIR TRACES_DIR
 set -u
 BUILD=$(realpath "$1") TRACES=$(realpath "$2")
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/install.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-FAILS=0
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/../lib.sh"
+work_dir install
 
 cmake --install "$BUILD" --prefix "$WORK/prefix" > install.log ||
     { cat install.log; exit 1; }
@@ -73,5 +70,4 @@ if command -v cpack > /dev/null && command -v dpkg-deb > /dev/null; then
     fi
 fi
 
-[ "$FAILS" = 0 ] || { echo "$FAILS failure(s)" >&2; exit 1; }
-echo ok
+finish

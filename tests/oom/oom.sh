@@ -11,11 +11,11 @@
 set -u -o pipefail
 BIN=$(realpath "$1") TRACES=$(realpath "$2") CMD=$3 STEP=${4:-1}
 APPS=${5:-}
+. "$(dirname "$0")/../lib.sh"
 # in sanitizer builds: leaks of the drawing libraries are theirs
-export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/oom.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
+export LSAN_OPTIONS="suppressions=$TESTS_DIR/oom/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+TEST_CASE=$CMD
+work_dir oom
 T=$TRACES/deposit.json
 PREDICT_OPTS=()
 case $CMD in
@@ -75,39 +75,36 @@ if [ "$CMD" = validate ]; then
          --quiet && IP_FAIL_ALLOC=0 "$BIN" predict --quiet --out p t.json) \
         > /dev/null
     V=$(ls "$PWD"/pred/p/*.json 2> /dev/null)
-    [ -n "$V" ] || { echo "FAIL [$CMD]: no prediction to validate" >&2; exit 1; }
+    [ -n "$V" ] || die "no prediction to validate"
 fi
 mkdir base
 (IP_FAIL_ALLOC=0 run base) > base.out 2> base.err
 base=$?
-[ "$base" -le 1 ] || { echo "FAIL [$CMD]: baseline exited $base" >&2; cat base.err >&2; exit 1; }
-fails=0 oom=0
+[ "$base" -le 1 ] || die "baseline exited $base: $(cat base.err)"
+oom=0
 for ((n = 1; n <= MAX; n += STEP)); do
     rm -rf o && mkdir o
     (IP_FAIL_ALLOC=$n run o) > out 2> err
     st=$?
     if [ "$st" = "$base" ] && grep -q "failalloc: not reached" err; then
-        cmp -s out base.out || { echo "FAIL [$CMD]: N=$n (not reached) differs" >&2; fails=$((fails + 1)); }
+        cmp -s out base.out || fail "N=$n (not reached) differs"
         every="each"; [ "$STEP" = 1 ] || every="every ${STEP}th"
         echo "$CMD: $every of $(grep -o '[0-9]* allocations' err) failed in turn: $oom runs out of memory (exit 3), the rest the normal answer"
-        [ "$fails" = 0 ]; exit
+        finish
     fi
     if [ "$st" = 3 ] && grep -q "out of memory" err; then
         oom=$((oom + 1))
         # nothing half-written may be left behind (outputs are written to
         # a hidden temporary file and linked into place when complete)
         if find o -name '.*' -type f | grep -q .; then
-            echo "FAIL [$CMD]: N=$n left $(find o -name '.*' -type f | head -3)" >&2
-            fails=$((fails + 1))
+            fail "N=$n left $(find o -name '.*' -type f | head -3)"
         fi
         continue
     fi
     if [ "$st" = "$base" ] && cmp -s out base.out; then
         continue
     fi
-    echo "FAIL [$CMD]: N=$n: exit $st (normal $base): $(head -c 300 err)" >&2
-    fails=$((fails + 1))
-    [ "$fails" -ge 10 ] && { echo "FAIL [$CMD]: stopping after 10 failures" >&2; exit 1; }
+    fail "N=$n: exit $st (normal $base): $(head -c 300 err)"
+    [ "$TEST_FAILS" -ge 10 ] && die "stopping after 10 failures"
 done
-echo "FAIL [$CMD]: still allocating after $MAX runs" >&2
-exit 1
+die "still allocating after $MAX runs"

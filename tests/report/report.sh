@@ -8,11 +8,8 @@
 # usage: report.sh ISOPREDICT APPS_DIR TRACES_DIR OUT_DIR
 set -u
 BIN=$1 APPS=$2 TRACES=$3 OUT=$4
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/report.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-FAILS=0
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/../lib.sh"
+work_dir report
 
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$CHROME" ] || { echo "SKIP: chromium is not installed (make deps installs it)"; exit 77; }
@@ -106,5 +103,4 @@ n=$("$BIN" check --level ser --json p1/*.json | jq '.cycles[0] | length')
 # self-contained: nothing fetched from elsewhere
 grep -lE '(src|href)="(https?:)?//' ./*.html && fail "a page loads a network resource"
 
-[ "$FAILS" = 0 ] || { echo "$FAILS failure(s)" >&2; exit 1; }
-echo "ok (screenshots in $OUT)"
+finish "ok (screenshots in $OUT)"

@@ -9,13 +9,12 @@
 # usage: veristrong.sh ISOPREDICT CORPUS_DIR
 set -u
 BIN=$1 CORPUS=$2
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ip_veristrong.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/../lib.sh"
+work_dir ip_veristrong
 for a in table2-sample table2-cobra; do
-    tar xJf "$CORPUS/$a.tar.xz" -C "$WORK" || { echo "FAIL: cannot unpack $a"; exit 1; }
+    tar xJf "$CORPUS/$a.tar.xz" -C "$WORK" || die "cannot unpack $a"
 done
-fails=0 checked=0 converted=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+checked=0 converted=0
 while IFS=$'\t' read -r h lvl want note; do
     [ "$h" = history ] && continue
     [ -e "$WORK/$h" ] || continue          # fig13: not in the suite
@@ -50,5 +49,4 @@ while IFS=$'\t' read -r h lvl want note; do
     fi
 done < "$CORPUS/EXPECTED.tsv"
 [ "$checked" -ge 80 ] || fail "only $checked histories checked"
-echo "veristrong: $checked histories as VeriStrong decided them, $converted through JSON, $fails failures"
-[ "$fails" = 0 ]
+finish "veristrong: $checked histories as VeriStrong decided them, $converted through JSON"
