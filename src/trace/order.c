@@ -1,5 +1,7 @@
 /* order.c - a topological order of session order and the observed
- * write-read edges over the committed transactions (Kahn's algorithm). */
+ * write-read edges over the committed transactions (Kahn's algorithm),
+ * for the predictor, the encoder's pruning and the ser/si checker's
+ * ambiguous reads (their chosen writers). */
 #include "trace.h"
 
 #include <stdlib.h>
@@ -16,10 +18,21 @@ uint32_t ip_prev_committed(const ip_trace *t, uint32_t x)
 }
 
 /* succ[first[x] .. first[x+1]) are x's successors: the transactions that
- * read from x, and x's next committed transaction in its session. */
-static void fill_edges(const ip_trace *t, uint32_t *first, uint32_t *succ)
+ * read from x (by chosen[i] for the ambiguous read i), and x's next
+ * committed transaction in its session. */
+static void fill_edges(const ip_trace *t, const uint32_t *chosen,
+                       uint32_t *first, uint32_t *succ)
 {
     for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; chosen && i < t->n_ambiguous; i++) {
+            uint32_t w = chosen[i], x = t->events[t->amb_event[i]].txn;
+            if (w == IP_NONE || w == IP_INIT_TXN || !ip_committed(t, x))
+                continue;
+            if (pass == 0)
+                first[w + 1]++;
+            else
+                succ[first[w]++] = x;
+        }
         for (uint32_t x = 1; x < t->n_txns; x++) {
             if (!ip_committed(t, x))
                 continue;
@@ -52,6 +65,12 @@ static void fill_edges(const ip_trace *t, uint32_t *first, uint32_t *succ)
 
 bool ip_so_wr_order(const ip_trace *t, uint32_t *order, uint32_t *n)
 {
+    return ip_so_wr_order_chosen(t, NULL, order, n);
+}
+
+bool ip_so_wr_order_chosen(const ip_trace *t, const uint32_t *chosen,
+                           uint32_t *order, uint32_t *n)
+{
     uint32_t m = t->n_txns;
     uint32_t *indeg = calloc(m + 1, sizeof *indeg);
     uint32_t *first = calloc(m + 2, sizeof *first);
@@ -59,7 +78,7 @@ bool ip_so_wr_order(const ip_trace *t, uint32_t *order, uint32_t *n)
     bool ok = indeg && first && succ;
     *n = 0;
     if (ok) {
-        fill_edges(t, first, succ);
+        fill_edges(t, chosen, first, succ);
         for (uint32_t x = 1; x < m; x++)
             for (uint32_t i = first[x]; i < first[x + 1]; i++)
                 indeg[succ[i]]++;

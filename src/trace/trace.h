@@ -241,6 +241,10 @@ bool ip_so(const ip_trace *t, uint32_t a, uint32_t b);
  * u wr has a cycle (the transactions on or after it are left out).  False
  * when out of memory.  Linear in transactions and events. */
 bool ip_so_wr_order(const ip_trace *t, uint32_t *order, uint32_t *n);
+/* The same with a writer for ambiguous reads: chosen[i] (or IP_NONE:
+ * none yet) for the i-th (trace amb_* order); NULL as ip_so_wr_order. */
+bool ip_so_wr_order_chosen(const ip_trace *t, const uint32_t *chosen,
+                           uint32_t *order, uint32_t *n);
 
 /* Monotonic seconds: the one clock of the project (durations, deadlines). */
 double ip_now(void);

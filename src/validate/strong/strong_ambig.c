@@ -87,59 +87,29 @@ static void amb_free(amb_ctx *a)
         }                                                                    \
     } while (0)
 
-/* A topological order of so ∪ wr (fixed writers) by Kahn's algorithm into
- * a->topo_pos, and the clocks along it; a->cyclic when it has a cycle. */
+/* The clocks along a topological order of so ∪ wr with the fixed writers
+ * (ip_so_wr_order_chosen, trace/order.c); a->cyclic when it has a
+ * cycle. */
 static bool compute_clocks(amb_ctx *a)
 {
     const ip_trace *t = a->t;
-    uint32_t n = t->n_txns, S = t->n_sessions;
-    uint32_t *indeg = calloc(n, sizeof *indeg);
-    uint32_t *first = calloc((size_t)n + 1, sizeof *first);
-    uint32_t *queue = malloc((size_t)n * sizeof *queue);
-    uint32_t *succ = NULL;
-    bool ok = indeg && first && queue;
-    for (uint32_t x = 1; ok && x < n; x++)
-        if (ip_committed(t, x))
-            FOR_PREDS(a, x, p, { first[p + 1]++; indeg[x]++; });
-    for (uint32_t x = 0; ok && x < n; x++)
-        first[x + 1] += first[x];
-    ok = ok && (succ = malloc(((size_t)first[n] + 1) * sizeof *succ));
-    uint32_t head = 0, tail = 0, pos = 0;
-    if (ok) {
-        for (uint32_t x = 1; x < n; x++)
-            if (ip_committed(t, x))
-                FOR_PREDS(a, x, p, { succ[first[p]++] = x; });
-        for (uint32_t x = n; x-- > 0;)   /* first[x] is now x's end */
-            first[x + 1] = first[x];
-        first[0] = 0;
-        for (uint32_t x = 1; x < n; x++)
-            if (ip_committed(t, x) && indeg[x] == 0)
-                queue[tail++] = x;
-        pos++;                       /* txn 0 */
-        while (head < tail) {
-            uint32_t x = queue[head++];
-            pos++;
-            uint32_t *row = a->vc ? a->vc + (size_t)x * S : NULL;
-            if (row) {
-                memset(row, 0, S * sizeof *row);
-                FOR_PREDS(a, x, p, {
-                    const uint32_t *pr = a->vc + (size_t)p * S;
-                    for (uint32_t s = 0; s < S; s++)
-                        if (pr[s] > row[s])
-                            row[s] = pr[s];
-                });
-                row[t->txns[x].session] = t->txns[x].index + 1;
-            }
-            for (uint32_t i = first[x]; i < first[x + 1]; i++)
-                if (--indeg[succ[i]] == 0)
-                    queue[tail++] = succ[i];
-        }
+    uint32_t S = t->n_sessions, n = 0;
+    uint32_t *order = malloc(((size_t)t->n_txns + 1) * sizeof *order);
+    bool ok = order && ip_so_wr_order_chosen(t, a->chosen, order, &n);
+    for (uint32_t i = 0; ok && a->vc && i < n; i++) {
+        uint32_t x = order[i];
+        uint32_t *row = a->vc + (size_t)x * S;
+        memset(row, 0, S * sizeof *row);
+        FOR_PREDS(a, x, p, {
+            const uint32_t *pr = a->vc + (size_t)p * S;
+            for (uint32_t s = 0; s < S; s++)
+                if (pr[s] > row[s])
+                    row[s] = pr[s];
+        });
+        row[t->txns[x].session] = t->txns[x].index + 1;
     }
-    a->cyclic = ok && pos != ip_committed_count(t) + 1;
-    free(indeg);
-    free(first);
-    free(queue);
-    free(succ);
+    a->cyclic = ok && n != ip_committed_count(t);
+    free(order);
     return ok || amb_oom(a);
 }
 
