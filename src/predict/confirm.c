@@ -193,7 +193,7 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
     }
     ip_check_opts co = {.timeout_ms = c->check_timeout_ms, .max_cycles = 1};
     confirm_outcome o = check_model(c, p, &co);
-    if (o != CONFIRM_OK)
+    if (o != CONFIRM_OK || c->ser_known)
         return o;
     o = c->encoding == IP_ENC_EXACT ? check_exact(c, p, &co)
                                     : check_approx(c, p, &co, pco);

@@ -29,6 +29,10 @@ typedef struct confirm_ctx {
     ip_encoding encoding;     /* of the encoder that produced the model */
     bool lazy_weak;           /* the encoder left weak isolation out */
     unsigned check_timeout_ms;
+    bool ser_known;           /* the history is known unserializable (a
+                                 part of it is, local.h): no ser check,
+                                 CONFIRM_OK once the model holds, and the
+                                 caller gives p->ser_verdict */
     ip_legality *legal;       /* NULL, or filled with the candidate's
                                  legality (the caller frees it) */
     ip_error *err;

@@ -148,6 +148,12 @@ typedef struct ip_predict_opts {
      * max_predictions is ignored: the search runs until
      * every window is searched, the time limit or the memory limit. */
     ip_triage *triage;
+    /* Triage in windows confirms each candidate on the window with some
+     * context before it (a few dozen transactions) and only a class's
+     * representative on the whole trace cut after the window (windows.c,
+     * "local confirmation").  Set, every candidate is confirmed both ways
+     * and a disagreement ends the run as IP_PREDICT_UNCONFIRMED (tests). */
+    bool cross_check;
     /* The key families of bug classes in reports (NULL: the digits
      * rule; "Triage" below).  Borrowed. */
     const ip_key_family *key_family;
@@ -304,6 +310,9 @@ typedef struct ip_prediction {
     ip_verdict ser_verdict;    /* VIOLATION: cycles[0] proves it */
     uint32_t iteration;        /* solver call that produced it (1-based) */
     double seconds;            /* since the start of the search */
+    const char *class_signature; /* borrowed: the class triage made it the
+                                    representative of (its file names
+                                    that one), NULL: its own cycle's */
 } ip_prediction;
 
 /* What a search covered (reported in every report and in JSON). */
@@ -593,6 +602,27 @@ ip_triage_result ip_triage_add(ip_triage *tg, const ip_trace *obs,
                                const ip_prediction *p,
                                const uint32_t *base_txn, uint32_t round,
                                ip_error *err);
+
+/* The same for a prediction p over a part of the observed trace (a
+ * window's transactions and some context, windows.c) that stands for one
+ * over all of it with rep_txns kept transactions and p's changed reads:
+ * p is classified and counted but is not a representative itself.
+ * *cls: p's class; *want: a representative of that size would be the
+ * class's smallest, so the caller makes it (outside the table's lock:
+ * it may take long) and hands it to ip_triage_represent. */
+ip_triage_result ip_triage_add_part(ip_triage *tg, const ip_prediction *p,
+                                    const uint32_t *base_txn, uint32_t round,
+                                    uint32_t rep_txns, uint32_t *cls,
+                                    bool *want, ip_error *err);
+
+/* rep becomes class cls's representative if it is still smaller than the
+ * class's (another thread may have given it one meanwhile); `part` is the
+ * prediction ip_triage_add_part classified (the class cycle in words
+ * comes from it).  rep's class_signature is set to the class's for the
+ * sink.  False with err set on OOM or the sink's error. */
+bool ip_triage_represent(ip_triage *tg, uint32_t cls, const ip_trace *obs,
+                         ip_prediction *rep, const ip_prediction *part,
+                         ip_error *err);
 
 uint32_t ip_triage_count(const ip_triage *tg);      /* classes */
 uint32_t ip_triage_instances(const ip_triage *tg);  /* of all classes */

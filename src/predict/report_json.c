@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *obs_session(const ip_trace *obs, uint32_t t)
 {
@@ -222,7 +223,8 @@ static bool add_class(cJSON *j, const ip_prediction *p,
 {
     if (!p->history || p->ser_verdict.n_cycles == 0)
         return true;
-    char *sig = ip_prediction_signature(p, o->key_family);
+    char *sig = p->class_signature ? strdup(p->class_signature)
+                                   : ip_prediction_signature(p, o->key_family);
     cJSON *cls = sig ? cJSON_AddObjectToObject(j, "class") : NULL;
     bool ok = cls &&
               cJSON_AddStringToObject(cls, "anomaly",

@@ -105,12 +105,8 @@ accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
     return r;
 }
 
-accept_result run_classify(run_state *rs, ip_prediction *p,
-                           const uint32_t *base_txn, ip_error *err)
+static accept_result counted(run_state *rs, ip_triage_result t)
 {
-    p->seconds = ip_now() - rs->start;
-    ip_triage_result t = ip_triage_add(rs->opts->triage, rs->obs, p,
-                                       base_txn, rs->round, err);
     if (t == IP_TRIAGE_ERROR)
         return ACCEPT_ERROR;
     if (t == IP_TRIAGE_KNOWN)
@@ -119,6 +115,24 @@ accept_result run_classify(run_state *rs, ip_prediction *p,
     rs->n_found++;
     pthread_mutex_unlock(&rs->lock);
     return ACCEPT_KEPT;
+}
+
+accept_result run_classify(run_state *rs, ip_prediction *p,
+                           const uint32_t *base_txn, ip_error *err)
+{
+    p->seconds = ip_now() - rs->start;
+    return counted(rs, ip_triage_add(rs->opts->triage, rs->obs, p, base_txn,
+                                     rs->round, err));
+}
+
+accept_result run_classify_part(run_state *rs, ip_prediction *p,
+                                const uint32_t *base_txn, uint32_t cut_txns,
+                                uint32_t *cls, bool *want, ip_error *err)
+{
+    p->seconds = ip_now() - rs->start;
+    return counted(rs, ip_triage_add_part(rs->opts->triage, p, base_txn,
+                                          rs->round, cut_txns, cls, want,
+                                          err));
 }
 
 void run_found_words(const run_state *rs, char *buf, size_t n)

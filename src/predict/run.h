@@ -29,6 +29,8 @@ typedef struct run_state {
     uint32_t *pos, *order;
     uint32_t n_order;
     bool has_order;
+    bool serial_order;        /* order is a serial order of obs (windows
+                                 confirm locally only then, local.c) */
     bool lazy_windows;        /* windows check weak isolation lazily */
     uint32_t *ev_of_op;       /* of obs */
     uint32_t round;           /* current round index */
@@ -53,6 +55,13 @@ accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
  * before, ERROR with err set.  Thread-safe. */
 accept_result run_classify(run_state *rs, ip_prediction *p,
                            const uint32_t *base_txn, ip_error *err);
+
+/* The same for a prediction over a part of the trace that stands for one
+ * over the cut with cut_txns kept transactions (ip_triage_add_part):
+ * *want asks for that one as the class's representative. */
+accept_result run_classify_part(run_state *rs, ip_prediction *p,
+                                const uint32_t *base_txn, uint32_t cut_txns,
+                                uint32_t *cls, bool *want, ip_error *err);
 
 /* "N prediction(s)", or under triage "N class(es), M instance(s)". */
 void run_found_words(const run_state *rs, char *buf, size_t n);

@@ -188,11 +188,10 @@ static uint32_t kept_txns(const ip_prediction *p)
 }
 
 /* Smaller: fewer kept transactions, then fewer changed reads. */
-static bool smaller(const ip_prediction *p, const ip_bug_class *c)
+static bool smaller(uint32_t txns, uint32_t changed, const ip_bug_class *c)
 {
-    uint32_t t = kept_txns(p);
-    return t < c->rep_txns ||
-           (t == c->rep_txns && p->n_changed < c->rep_changed);
+    return txns < c->rep_txns ||
+           (txns == c->rep_txns && changed < c->rep_changed);
 }
 
 static uint32_t new_class(ip_triage *tg, char *signature, double seconds)
@@ -208,17 +207,18 @@ static uint32_t new_class(ip_triage *tg, char *signature, double seconds)
     return tg->n_cls++;
 }
 
-/* p becomes class i's representative: its size, its cycle in words,
- * then the sink. */
+/* p becomes class i's representative: its size, the cycle of `shape` (p
+ * itself, or the part it stands for) in words, then the sink. */
 static bool represent(ip_triage *tg, uint32_t i, const ip_trace *obs,
-                      const ip_prediction *p, ip_error *err)
+                      const ip_prediction *p, const ip_prediction *shape,
+                      ip_error *err)
 {
     ip_bug_class *c = &tg->cls[i];
     char buf[1024];
     ip_cycle cy;
-    if (!ip_prediction_class_cycle(p, &cy))
+    if (!ip_prediction_class_cycle(shape, &cy))
         return ip_fail(err, "triage: out of memory");
-    ip_cycle_describe(p->history, &cy, buf, sizeof buf);
+    ip_cycle_describe(shape->history, &cy, buf, sizeof buf);
     free(cy.edges);
     char *words = strdup(buf);
     if (!words)
@@ -233,59 +233,122 @@ static bool represent(ip_triage *tg, uint32_t i, const ip_trace *obs,
            tg->sinks.representative(tg->sinks.ctx, i, c, obs, p, err);
 }
 
-ip_triage_result ip_triage_add(ip_triage *tg, const ip_trace *obs,
-                               const ip_prediction *p,
-                               const uint32_t *base_txn, uint32_t round,
-                               ip_error *err)
+/* p's class signature (*sig, malloc'ed) and instance fingerprint, outside
+ * the lock. */
+static bool class_of(const ip_triage *tg, const ip_prediction *p,
+                     const uint32_t *base_txn, char **sig, uint64_t *fp,
+                     ip_error *err)
 {
-    if (!p->history || p->ser_verdict.n_cycles == 0) {
-        ip_fail(err, "triage: a prediction without a witness cycle");
-        return IP_TRIAGE_ERROR;
-    }
+    *sig = NULL;
+    if (!p->history || p->ser_verdict.n_cycles == 0)
+        return ip_fail(err, "triage: a prediction without a witness cycle");
     ip_cycle cy = {0};
     uint32_t *txns = NULL;
-    char *sig = ip_prediction_class_cycle(p, &cy)
-                    ? ip_cycle_signature(p->history, &cy, tg->kf) : NULL;
-    if (sig)
+    *sig = ip_prediction_class_cycle(p, &cy)
+               ? ip_cycle_signature(p->history, &cy, tg->kf) : NULL;
+    if (*sig)
         txns = malloc(((size_t)cy.n_edges + 1) * sizeof *txns);
-    if (!sig || !txns) {
-        free(sig);
-        free(cy.edges);
+    bool ok = txns != NULL;
+    if (ok)
+        *fp = instance_fp(*sig, txns, cycle_txns(p, &cy, base_txn, txns));
+    free(txns);
+    free(cy.edges);
+    if (!ok) {
+        free(*sig);
+        *sig = NULL;
+        return ip_fail(err, "triage: out of memory");
+    }
+    return true;
+}
+
+/* Count instance fp of class *sig (under the lock; a new class takes
+ * *sig, which is then NULL): its class into *cls. */
+static ip_triage_result count(ip_triage *tg, char **sig, uint64_t fp,
+                              const ip_prediction *p, uint32_t round,
+                              uint32_t *cls, ip_error *err)
+{
+    ip_triage_result r = IP_TRIAGE_KNOWN;
+    uint32_t i = find_class(tg, *sig);
+    if (i == IP_NONE) {
+        i = new_class(tg, *sig, p->seconds);
+        if (i == IP_NONE) {
+            ip_fail(err, "triage: out of memory");
+            return IP_TRIAGE_ERROR;
+        }
+        *sig = NULL;
+        tg->cls[i].round = round;
+        r = IP_TRIAGE_NEW_CLASS;
+    }
+    *cls = i;
+    bool oom = false, fresh = fp_insert(tg, fp, i, &oom);
+    if (oom) {
         ip_fail(err, "triage: out of memory");
         return IP_TRIAGE_ERROR;
     }
-    uint64_t fp = instance_fp(sig, txns, cycle_txns(p, &cy, base_txn, txns));
-    free(txns);
-    free(cy.edges);
-    pthread_mutex_lock(&tg->lock);
-    ip_triage_result r = IP_TRIAGE_KNOWN;
-    uint32_t i = find_class(tg, sig);
-    if (i == IP_NONE) {
-        i = new_class(tg, sig, p->seconds);
-        r = i == IP_NONE ? IP_TRIAGE_ERROR : IP_TRIAGE_NEW_CLASS;
-        if (i != IP_NONE) {
-            sig = NULL;
-            tg->cls[i].round = round;
-        }
-    }
-    bool oom = false, fresh = false;
-    if (r != IP_TRIAGE_ERROR && (fresh = fp_insert(tg, fp, i, &oom))) {
+    if (fresh) {
         tg->cls[i].instances++;
         tg->instances++;
         if (r == IP_TRIAGE_KNOWN)
             r = IP_TRIAGE_NEW_INSTANCE;
     }
-    if (r != IP_TRIAGE_ERROR && !oom && tg->sinks.classified)
+    if (tg->sinks.classified)
         tg->sinks.classified(tg->sinks.ctx, i, p, fresh);
-    if (oom)
-        r = IP_TRIAGE_ERROR;
-    if (r == IP_TRIAGE_ERROR)
-        ip_fail(err, "triage: out of memory");
-    else if (smaller(p, &tg->cls[i]) && !represent(tg, i, obs, p, err))
+    return r;
+}
+
+ip_triage_result ip_triage_add(ip_triage *tg, const ip_trace *obs,
+                               const ip_prediction *p,
+                               const uint32_t *base_txn, uint32_t round,
+                               ip_error *err)
+{
+    char *sig;
+    uint64_t fp = 0;
+    uint32_t i;
+    if (!class_of(tg, p, base_txn, &sig, &fp, err))
+        return IP_TRIAGE_ERROR;
+    pthread_mutex_lock(&tg->lock);
+    ip_triage_result r = count(tg, &sig, fp, p, round, &i, err);
+    if (r != IP_TRIAGE_ERROR &&
+        smaller(kept_txns(p), p->n_changed, &tg->cls[i]) &&
+        !represent(tg, i, obs, p, p, err))
         r = IP_TRIAGE_ERROR;
     pthread_mutex_unlock(&tg->lock);
     free(sig);
     return r;
+}
+
+ip_triage_result ip_triage_add_part(ip_triage *tg, const ip_prediction *p,
+                                    const uint32_t *base_txn, uint32_t round,
+                                    uint32_t rep_txns, uint32_t *cls,
+                                    bool *want, ip_error *err)
+{
+    char *sig;
+    uint64_t fp = 0;
+    *want = false;
+    if (!class_of(tg, p, base_txn, &sig, &fp, err))
+        return IP_TRIAGE_ERROR;
+    pthread_mutex_lock(&tg->lock);
+    ip_triage_result r = count(tg, &sig, fp, p, round, cls, err);
+    *want = r != IP_TRIAGE_ERROR &&
+            smaller(rep_txns, p->n_changed, &tg->cls[*cls]);
+    pthread_mutex_unlock(&tg->lock);
+    free(sig);
+    return r;
+}
+
+bool ip_triage_represent(ip_triage *tg, uint32_t cls, const ip_trace *obs,
+                         ip_prediction *rep, const ip_prediction *part,
+                         ip_error *err)
+{
+    pthread_mutex_lock(&tg->lock);
+    bool ok = true;
+    if (smaller(kept_txns(rep), rep->n_changed, &tg->cls[cls])) {
+        rep->class_signature = tg->cls[cls].signature;
+        ok = represent(tg, cls, obs, rep, part, err);
+        rep->class_signature = NULL;
+    }
+    pthread_mutex_unlock(&tg->lock);
+    return ok;
 }
 
 /* Most instances first, then by signature: the order of the report. */

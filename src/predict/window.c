@@ -5,7 +5,7 @@
  * trace cut after the window and confirmed again there, and the worker
  * threads that solve the windows of a round (predict.h, "Search modes").
  */
-#include "run.h"
+#include "local.h"
 #include "extract_internal.h"
 
 #include <stdlib.h>
@@ -34,6 +34,7 @@ bool run_observed_order(run_state *rs, bool *serializable)
                 rs->order[rs->n_order++] = v.order[i];
         rs->has_order = rs->n_order == ip_committed_count(t);
     }
+    rs->serial_order = rs->has_order;
     ip_verdict_free(&v);
     if (!rs->has_order) {
         if (!ip_so_wr_order(t, rs->order, &rs->n_order))
@@ -66,6 +67,7 @@ typedef struct window {
     lifted cut;               /* made at the first candidate, then shared
                                  by all: the cut is the window's, not the
                                  candidate's (cut.cut NULL until then) */
+    window_local loc;         /* triage: made at the first candidate too */
 } window;
 
 /* Observed event of event e of trace `t`, whose txns map to observed ones
@@ -82,21 +84,10 @@ static uint32_t observed_event(const run_state *rs, const ip_trace *t,
                         (op - t->txns[x].op_first)];
 }
 
-/* The last writer of key (observed key id) before the window, as an
- * observed txn id (txn 0 when none). */
-static uint32_t writer_before(const window *w, uint32_t key)
+static window_view view_of(const window *w)
 {
-    const ip_trace *t = w->rs->obs;
-    uint32_t best = IP_INIT_TXN, best_pos = 0;
-    for (uint32_t q = t->key_writer_first[key];
-         q < t->key_writer_first[key + 1]; q++) {
-        uint32_t x = t->key_writer[q], p = w->rs->pos[x];
-        if (x != IP_INIT_TXN && p < w->first && p >= best_pos) {
-            best = x;
-            best_pos = p;
-        }
-    }
-    return best;
+    return (window_view){.rs = w->rs, .sub = w->sub, .sub_txn = w->sub_txn,
+                         .first = w->first, .end = w->end};
 }
 
 static void lifted_free(lifted *l)
@@ -179,11 +170,71 @@ static bool lift_assignment(const window *w, const lifted *l,
             ow = l->cut_of[w->sub_txn[sw]];
         else if (sub->events[e].writer == IP_INIT_TXN)
             ow = cut->events[ce].writer;      /* unchanged */
-        else
-            ow = l->cut_of[writer_before(w, t->events[oe].key)];
+        else {
+            window_view v = view_of(w);
+            ow = l->cut_of[local_writer_before(&v, t->events[oe].key)];
+        }
         out->writer[ce] = ow;
     }
     return true;
+}
+
+/* The window's candidate p confirmed again on the cut, into *q (filled
+ * as far as the checks went; the caller clears it). */
+static confirm_outcome confirm_on_cut(window *w, const ip_prediction *p,
+                                      bool ser_known, ip_prediction *q,
+                                      ip_error *err)
+{
+    run_state *rs = w->rs;
+    ip_assignment a = {0};
+    memset(q, 0, sizeof *q);
+    if ((!w->cut.cut && !make_cut(w, &w->cut, err)) ||
+        !lift_assignment(w, &w->cut, &p->assignment, &a, err)) {
+        ip_assignment_free(&a);
+        return CONFIRM_ERROR;
+    }
+    confirm_ctx c = {.obs = w->cut.cut, .model = rs->opts->model,
+                     .boundary = rs->opts->boundary,
+                     .encoding = IP_ENC_EXACT,
+                     .check_timeout_ms = guard_check_ms(rs->g),
+                     .ser_known = ser_known, .err = err};
+    ip_pco pco;
+    confirm_outcome o = ip_confirm(&c, &a, q, &pco);
+    ip_pco_free(&pco);
+    q->window = w->index;
+    q->iteration = p->iteration;
+    return o;
+}
+
+/* The same on the window's local trace (local.h); SERIALIZABLE also when
+ * that trace cannot stand for the cut (the order is not serial). */
+static confirm_outcome confirm_locally(window *w, const ip_prediction *p,
+                                       ip_prediction *q, ip_error *err)
+{
+    run_state *rs = w->rs;
+    window_view v = view_of(w);
+    ip_assignment a = {0};
+    memset(q, 0, sizeof *q);
+    if (!rs->serial_order)
+        return CONFIRM_SERIALIZABLE;
+    if (!w->loc.tr && !local_make(&w->loc, &v, err))
+        return CONFIRM_ERROR;
+    if (w->loc.unusable)
+        return CONFIRM_SERIALIZABLE;
+    if (!local_lift(&w->loc, &v, &p->assignment, &a, err)) {
+        ip_assignment_free(&a);
+        return CONFIRM_ERROR;
+    }
+    confirm_ctx c = {.obs = w->loc.tr, .model = rs->opts->model,
+                     .boundary = rs->opts->boundary,
+                     .encoding = IP_ENC_EXACT,
+                     .check_timeout_ms = guard_check_ms(rs->g), .err = err};
+    ip_pco pco;
+    confirm_outcome o = ip_confirm(&c, &a, q, &pco);
+    ip_pco_free(&pco);
+    q->window = w->index;
+    q->iteration = p->iteration;
+    return o;
 }
 
 /* Plain search keeps q, which owns its base: the window's cut goes to
@@ -205,36 +256,178 @@ static accept_result keep_lifted(window *w, ip_prediction *q, ip_error *err)
     return run_keep(w->rs, q, sig, n_sig, w->index);
 }
 
+/* A candidate the local trace confirmed that the cut does not. */
+static bool disagree(const window *w, confirm_outcome o, ip_error *err)
+{
+    if (o == CONFIRM_ERROR || o == CONFIRM_UNKNOWN)
+        return o == CONFIRM_UNKNOWN;  /* a checker's time ran out: no say */
+    return ip_fail(err, "window %u: a candidate confirmed on the window and "
+                   "its context is not confirmed on the trace before it "
+                   "(local confirmation disagrees with the cut)", w->index);
+}
+
+/* History txn h of local prediction `part` as a txn of cut prediction
+ * c's history (IP_NONE: not there). */
+static uint32_t cut_txn_of(const window *w, const ip_prediction *part,
+                           const ip_prediction *c, uint32_t h)
+{
+    if (h == IP_NONE)
+        return IP_NONE;
+    uint32_t cx = w->cut.cut_of[w->loc.txn[part->map.obs_txn[h]]];
+    return cx == IP_NONE ? IP_NONE : c->map.hist_txn[cx];
+}
+
+/* The key named like key k of `part`'s history among the events of txns
+ * a and b of history h (an edge's key is read or written by one of its
+ * ends); IP_NONE when neither has it. */
+static uint32_t key_of(const ip_trace *h, uint32_t a, uint32_t b,
+                       const ip_trace *part_h, uint32_t k)
+{
+    const char *name = ip_key_name(part_h, k);
+    uint32_t ends[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        const ip_txn *x = &h->txns[ends[i]];
+        for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
+            if (!strcmp(ip_key_name(h, h->events[e].key), name))
+                return h->events[e].key;
+    }
+    return IP_NONE;
+}
+
+/* c's ser verdict: the witness cycle of local prediction `part`, which is
+ * unserializable (and so, being a part of it, is c's history), moved to
+ * c's history and checked to be a cycle of it.  False when it is not. */
+static bool moved_witness(const window *w, const ip_prediction *part,
+                          ip_prediction *c, bool *oom)
+{
+    const ip_cycle *lc = &part->ser_verdict.cycles[0];
+    ip_cycle *cy = malloc(sizeof *cy);
+    ip_edge *e = malloc(sizeof *e * ((size_t)lc->n_edges + 1));
+    *oom = !cy || !e;
+    if (*oom) {
+        free(cy);
+        free(e);
+        return false;
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < lc->n_edges; i++) {
+        const ip_edge *l = &lc->edges[i];
+        e[i] = *l;
+        e[i].from = cut_txn_of(w, part, c, l->from);
+        e[i].to = cut_txn_of(w, part, c, l->to);
+        e[i].via = cut_txn_of(w, part, c, l->via);
+        if (e[i].from == IP_NONE || e[i].to == IP_NONE) {
+            ok = false;
+            break;
+        }
+        if (l->key != IP_NONE)
+            e[i].key = key_of(c->history, e[i].from, e[i].to, part->history,
+                              l->key);
+    }
+    *cy = (ip_cycle){.edges = e, .n_edges = lc->n_edges};
+    c->ser_verdict = (ip_verdict){.level = IP_LVL_SER,
+                                  .result = IP_CHECK_VIOLATION,
+                                  .cycles = cy, .n_cycles = 1};
+    return ok && ip_cycle_is_valid(c->history, IP_LVL_SER, cy, oom);
+}
+
+/* Class cls wants a representative of the size that local prediction
+ * `part` stands for: make it on the cut and hand it over.  The cut's
+ * history is not checked for ser again (at 100,000 transactions that
+ * check alone could take longer than the run): `part` is a part of it
+ * and unserializable, and its witness cycle is one of the cut's. */
+static bool represent_from_cut(window *w, const ip_prediction *p,
+                               uint32_t cls, const ip_prediction *part,
+                               ip_error *err)
+{
+    run_state *rs = w->rs;
+    ip_prediction c;
+    confirm_outcome o = confirm_on_cut(w, p, true, &c, err);
+    bool ok, oom = false;
+    if (o == CONFIRM_OK && moved_witness(w, part, &c, &oom)) {
+        c.base = w->cut.cut;              /* borrowed for the sink */
+        c.seconds = part->seconds;
+        ok = ip_triage_represent(rs->opts->triage, cls, rs->obs, &c, part,
+                                 err);
+        c.base = NULL;
+    } else if (oom) {
+        ok = ip_fail(err, "prediction: out of memory");
+    } else {
+        ok = disagree(w, o == CONFIRM_OK ? CONFIRM_BUG : o, err);
+    }
+    ip_prediction_clear(&c);
+    return ok;
+}
+
+/* Triage on the cut: every candidate confirmed and classified there. */
+static accept_result classify_on_cut(window *w, const ip_prediction *p,
+                                     ip_error *err)
+{
+    ip_prediction q;
+    confirm_outcome o = confirm_on_cut(w, p, false, &q, err);
+    accept_result r = o == CONFIRM_OK ? ACCEPT_KEPT
+                    : o == CONFIRM_ERROR ? ACCEPT_ERROR : ACCEPT_REJECTED;
+    if (o == CONFIRM_OK) {
+        q.base = w->cut.cut;              /* borrowed for the classifying */
+        r = run_classify(w->rs, &q, w->cut.cut_txn, err);
+        q.base = NULL;
+    }
+    ip_prediction_clear(&q);
+    return r;
+}
+
+/* Triage: confirmed and classified on the local trace, the cut only for
+ * a representative (or when the local trace cannot say). */
+static accept_result classify_locally(window *w, const ip_prediction *p,
+                                      ip_error *err)
+{
+    run_state *rs = w->rs;
+    ip_prediction q;
+    ip_error why = {0};
+    confirm_outcome o = confirm_locally(w, p, &q, &why);
+    if (o != CONFIRM_OK) {
+        ip_prediction_clear(&q);
+        if (o == CONFIRM_ERROR)
+            return *err = why, ACCEPT_ERROR;
+        return classify_on_cut(w, p, err);    /* context too small */
+    }
+    accept_result r = ACCEPT_KEPT;
+    if (rs->opts->cross_check) {
+        ip_prediction c;
+        if (!disagree(w, confirm_on_cut(w, p, false, &c, err), err))
+            r = ACCEPT_ERROR;
+        ip_prediction_clear(&c);
+    }
+    window_view v = view_of(w);
+    uint32_t cls;
+    bool want = false;
+    q.base = w->loc.tr;                   /* borrowed for the classifying */
+    if (r != ACCEPT_ERROR)
+        r = run_classify_part(rs, &q, w->loc.txn,
+                              local_cut_txns(&w->loc, &v,
+                                             q.history->n_txns - 1),
+                              &cls, &want, err);
+    if (r != ACCEPT_ERROR && want && !represent_from_cut(w, p, cls, &q, err))
+        r = ACCEPT_ERROR;
+    q.base = NULL;
+    ip_prediction_clear(&q);
+    return r;
+}
+
 /* accept for a window: the candidate confirmed on the window's own trace
- * must be confirmed again on the observed trace cut after the window. */
+ * must be confirmed again for the observed trace. */
 static accept_result window_accept(void *ctx, ip_prediction *p)
 {
     window *w = ctx;
     run_state *rs = w->rs;
     ip_error err = {0};
-    ip_assignment a = {0};
-    accept_result r = ACCEPT_REJECTED;
-    if ((!w->cut.cut && !make_cut(w, &w->cut, &err)) ||
-        !lift_assignment(w, &w->cut, &p->assignment, &a, &err)) {
-        r = ACCEPT_ERROR;
+    accept_result r;
+    if (rs->opts->triage) {
+        r = classify_locally(w, p, &err);
     } else {
-        confirm_ctx c = {.obs = w->cut.cut, .model = rs->opts->model,
-                         .boundary = rs->opts->boundary,
-                         .encoding = IP_ENC_EXACT,
-                         .check_timeout_ms = guard_check_ms(rs->g),
-                         .err = &err};
         ip_prediction q;
-        ip_pco pco;
-        confirm_outcome o = ip_confirm(&c, &a, &q, &pco);
-        ip_pco_free(&pco);
-        q.window = w->index;
-        q.iteration = p->iteration;
-        if (o == CONFIRM_OK && rs->opts->triage) {
-            q.base = w->cut.cut;          /* borrowed for the classifying */
-            r = run_classify(rs, &q, w->cut.cut_txn, &err);
-            q.base = NULL;
-            ip_prediction_clear(&q);
-        } else if (o == CONFIRM_OK) {
+        confirm_outcome o = confirm_on_cut(w, p, false, &q, &err);
+        if (o == CONFIRM_OK) {
             r = keep_lifted(w, &q, &err);
         } else {
             /* not a prediction of the observed program after all (the
@@ -251,7 +444,6 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
         }
         pthread_mutex_unlock(&rs->lock);
     }
-    ip_assignment_free(&a);
     ip_prediction_clear(p);
     return r;
 }
@@ -264,7 +456,8 @@ static bool window_open(window *w, ip_error *err)
         return ip_fail(err, "prediction: out of memory");
     for (uint32_t i = w->first; i < w->end; i++)
         keep[rs->order[i - 1]] = 1;
-    w->sub = ip_trace_slice(rs->obs, keep, &w->sub_txn, err);
+    w->sub = ip_trace_slice_with(rs->obs, keep, IP_SLICE_NO_TRACE_EXTRA,
+                                 &w->sub_txn, err);
     free(keep);
     if (!w->sub)
         return false;
@@ -279,6 +472,7 @@ static bool window_open(window *w, ip_error *err)
 static void window_close(window *w)
 {
     lifted_free(&w->cut);
+    local_free(&w->loc);
     ip_trace_free(w->sub);
     free(w->sub_txn);
     free(w->sub_pos);

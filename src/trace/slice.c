@@ -38,7 +38,7 @@ static bool declare(ip_builder *b, const ip_trace *t, const uint8_t *keep,
 }
 
 static bool add_ops(ip_builder *b, const ip_trace *t, const uint32_t *handle,
-                    ip_error *err)
+                    bool drop, ip_error *err)
 {
     for (uint32_t x = 1; x < t->n_txns; x++) {
         if (handle[x] == IP_NONE)
@@ -47,6 +47,9 @@ static bool add_ops(ip_builder *b, const ip_trace *t, const uint32_t *handle,
         for (uint32_t o = tx->op_first; o < tx->op_first + tx->op_count; o++) {
             const ip_op *op = &t->ops[o];
             uint32_t from = IP_NONE;
+            if (drop && op->kind == IP_READ && op->from != IP_NONE &&
+                handle[op->from] == IP_NONE)
+                continue;
             if (op->kind == IP_READ && op->from != IP_NONE)
                 from = handle[op->from] == IP_NONE ? IP_INIT_TXN
                                                    : handle[op->from];
@@ -61,9 +64,13 @@ static bool add_ops(ip_builder *b, const ip_trace *t, const uint32_t *handle,
     return true;
 }
 
-ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
-                         uint32_t **map_txn, ip_error *err)
+ip_trace *ip_trace_slice_with(const ip_trace *t, const uint8_t *keep,
+                              unsigned flags, uint32_t **map_txn,
+                              ip_error *err)
 {
+    bool drop = flags & IP_SLICE_DROP_READS;
+    const char *extra = flags & IP_SLICE_NO_TRACE_EXTRA ? NULL
+                                                        : ip_str(t, t->extra);
     if (map_txn)
         *map_txn = NULL;
     if (!ip_trace_unique(t)) {
@@ -80,8 +87,8 @@ ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
         return NULL;
     }
     ip_trace *sub = NULL;
-    if (ip_builder_extra(b, IP_EXTRA_TRACE, 0, ip_str(t, t->extra), err) &&
-        declare(b, t, keep, handle, err) && add_ops(b, t, handle, err))
+    if (ip_builder_extra(b, IP_EXTRA_TRACE, 0, extra, err) &&
+        declare(b, t, keep, handle, err) && add_ops(b, t, handle, drop, err))
         sub = ip_builder_finish(b, err);
     else
         ip_builder_free(b);
@@ -106,4 +113,10 @@ ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
     }
     free(handle);
     return sub;
+}
+
+ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
+                         uint32_t **map_txn, ip_error *err)
+{
+    return ip_trace_slice_with(t, keep, 0, map_txn, err);
 }

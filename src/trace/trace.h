@@ -438,13 +438,18 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err);
 ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
                          uint32_t **map_txn, ip_error *err);
 
-/* The same transactions with the reads whose writer is not kept left out
- * instead of folded: a sub-history in the strict sense (every serial order
- * of t, restricted to the kept transactions, is one of it), so that what
- * is unserializable here is unserializable in t.  The ops of a txn are
- * then a subsequence of its ops in t. */
-ip_trace *ip_trace_restrict(const ip_trace *t, const uint8_t *keep,
-                            uint32_t **map_txn, ip_error *err);
+/* The same with flags (0: as ip_trace_slice).  IP_SLICE_DROP_READS: a
+ * read whose writer is not kept is left out instead of folded, which
+ * makes the sub-trace a part of t in the strict sense (every serial order
+ * of t restricted to the kept transactions is one of it: what is
+ * unserializable there is unserializable in t); the ops of a txn are
+ * then a subsequence of its ops in t.  IP_SLICE_NO_TRACE_EXTRA: without
+ * t's top-level tool fields (which may be large; sub-traces that are
+ * only checked do not need them). */
+enum { IP_SLICE_DROP_READS = 1, IP_SLICE_NO_TRACE_EXTRA = 2 };
+ip_trace *ip_trace_slice_with(const ip_trace *t, const uint8_t *keep,
+                              unsigned flags, uint32_t **map_txn,
+                              ip_error *err);
 
 /* ---- statistics ----------------------------------------------------------- */
 
