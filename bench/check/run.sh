@@ -24,7 +24,8 @@ timeout=${TIMEOUT:-60}
 work=${TMPDIR:-/tmp}/isopredict-bench-check
 mkdir -p "$work"
 
-# -Wno-error=format-truncation: src/trace/read_json.c trips it at -O3
+# -Wno-error=format-truncation: src/trace/formats/json/read_json.c trips it
+# at -O3
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_FLAGS=-Wno-error=format-truncation >/dev/null
 cmake --build "$build" -j2 --target isopredict >/dev/null

@@ -2,7 +2,7 @@
  * mem.h - the memory helpers of the trace model: growing arrays and large
  * arrays backed by huge pages.  The model's files use them, and so do the
  * layers above (through trace.h, which includes this header).  Nothing
- * here knows a trace: intern.c and the builder use it without trace.h.
+ * here knows a trace: intern.c uses it without trace.h.
  */
 #ifndef ISOPREDICT_MEM_H
 #define ISOPREDICT_MEM_H
