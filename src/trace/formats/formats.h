@@ -4,14 +4,18 @@
  * builder (trace.h); the fast JSON reader has a room of its own below this
  * one (json/json.h).  The model never includes this header.
  *
- *   format       read  write   reader file
- *   json          yes   yes    json/read_json.c (+ json_*.c), write_json.c
- *   isopredict-text yes        read_text.c
- *   plume         yes          read_plume.c
- *   awdit-test    yes          read_awdit.c
- *   dbcop         yes          read_dbcop.c (history.bincode)
- *   cobra         yes          read_cobra.c (a directory of *.log)
- *   dot                 yes    write_dot.c
+ *   format           read  write  file
+ *   json             yes   yes    json/read_json.c (+ json_*.c), write_json.c
+ *   isopredict-text  yes          read_text.c
+ *   plume            yes          read_plume.c
+ *   awdit-test       yes          read_awdit.c
+ *   dbcop            yes          read_dbcop.c (history.bincode)
+ *   cobra            yes          read_cobra.c (a directory of *.log)
+ *   dot                    yes    write_dot.c
+ *
+ * A new format is a reader (or writer) file here, its ip_format, its name
+ * in format.c and, if it can be told by its bytes, a case in its sniffing.
+ * Files are loaded by load.c; text readers share lines.h.
  *
  * Ownership: a reader returns a trace the caller owns (ip_trace_free);
  * the input buffer stays the caller's and is not kept.  ip_read_whole
