@@ -68,6 +68,7 @@ typedef struct window {
                                  by all: the cut is the window's, not the
                                  candidate's (cut.cut NULL until then) */
     window_local loc;         /* triage: made at the first candidate too */
+    uint32_t n_local, n_cut;  /* confirmations on loc and on cut */
 } window;
 
 /* Observed event of event e of trace `t`, whose txns map to observed ones
@@ -203,6 +204,7 @@ static confirm_outcome confirm_on_cut(window *w, const ip_prediction *p,
     ip_pco_free(&pco);
     q->window = w->index;
     q->iteration = p->iteration;
+    w->n_cut += o == CONFIRM_OK;
     return o;
 }
 
@@ -234,6 +236,7 @@ static confirm_outcome confirm_locally(window *w, const ip_prediction *p,
     ip_pco_free(&pco);
     q->window = w->index;
     q->iteration = p->iteration;
+    w->n_local += o == CONFIRM_OK;
     return o;
 }
 
@@ -256,11 +259,13 @@ static accept_result keep_lifted(window *w, ip_prediction *q, ip_error *err)
     return run_keep(w->rs, q, sig, n_sig, w->index);
 }
 
-/* A candidate the local trace confirmed that the cut does not. */
+/* A candidate the local trace confirmed that the cut does not (outcome
+ * o): true when that says nothing (a checker's time ran out), else
+ * false with err set. */
 static bool disagree(const window *w, confirm_outcome o, ip_error *err)
 {
     if (o == CONFIRM_ERROR || o == CONFIRM_UNKNOWN)
-        return o == CONFIRM_UNKNOWN;  /* a checker's time ran out: no say */
+        return o == CONFIRM_UNKNOWN;  /* ERROR: err is set already */
     return ip_fail(err, "window %u: a candidate confirmed on the window and "
                    "its context is not confirmed on the trace before it "
                    "(local confirmation disagrees with the cut)", w->index);
@@ -394,7 +399,8 @@ static accept_result classify_locally(window *w, const ip_prediction *p,
     accept_result r = ACCEPT_KEPT;
     if (rs->opts->cross_check) {
         ip_prediction c;
-        if (!disagree(w, confirm_on_cut(w, p, false, &c, err), err))
+        confirm_outcome oc = confirm_on_cut(w, p, false, &c, err);
+        if (oc != CONFIRM_OK && !disagree(w, oc, err))
             r = ACCEPT_ERROR;
         ip_prediction_clear(&c);
     }
@@ -565,6 +571,8 @@ static void solve_window(round_state *rd, uint32_t j)
     rs->stats->refuted_pcos += st.refuted_pcos;
     rs->stats->refuted_cycles += st.refuted_cycles;
     rs->stats->refuted_illegal += st.refuted_illegal;
+    rs->stats->confirmed_locally += w.n_local;
+    rs->stats->confirmed_on_cut += w.n_cut;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
     bool gave_up = r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g);

@@ -450,6 +450,70 @@ static void test_against_enumeration(void)
                            k ? IP_BOUNDARY_RELAXED : IP_BOUNDARY_STRICT);
 }
 
+/* ---- local confirmation against the cut -------------------------------- */
+
+/* Triage in windows of 8 with every candidate confirmed both on the
+ * window and its context (local.h) and on the trace before the window's
+ * end (cross_check): the two never disagree (a disagreement ends the
+ * run with an error), every representative re-checks on its own, and the
+ * local confirmation is what classifies (the cut is for
+ * representatives). */
+static void windows_cross_checked(const char *file, ip_level model,
+                                  ip_boundary kind)
+{
+    ip_trace *obs = load_trace(IP_TRACES, file);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+    ip_predict_opts o;
+    ip_predict_opts_default(&o);
+    o.model = model;
+    o.boundary = kind;
+    o.search = IP_SEARCH_BOUNDED;
+    o.window = 8;
+    o.staleness = 2;
+    o.changes = 4;
+    o.jobs = 1;
+    o.cross_check = true;
+    run_ctx r = {.obs = obs, .o = &o, .s = calloc(MAX_SEEN, sizeof *r.s)};
+    ip_triage_sinks sinks = {.representative = on_rep, .ctx = &r};
+    ip_triage *tg = ip_triage_new(NULL, &sinks);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tg);
+    o.triage = tg;
+    ip_prediction *p = NULL;
+    uint32_t n = 0;
+    ip_predict_stats st;
+    ip_error err = {0};
+    ip_predict_result res = ip_predict_run(obs, &o, &p, &n, &st, &err);
+    if (res != IP_PREDICT_FOUND && res != IP_PREDICT_NONE)
+        fprintf(stderr, "\n  %s %s %s: %s\n", file, ip_level_name(model),
+                ip_boundary_name(kind), err.msg);
+    CU_ASSERT_TRUE(res == IP_PREDICT_FOUND || res == IP_PREDICT_NONE);
+    ip_predictions_free(p, n);
+    CU_ASSERT_EQUAL(r.reps, r.reps_ok);
+    CU_ASSERT_TRUE(r.reps >= ip_triage_count(tg));
+    CU_ASSERT_EQUAL(st.search.rounds[0].done, st.search.rounds[0].windows);
+    CU_ASSERT_EQUAL(res == IP_PREDICT_FOUND, ip_triage_count(tg) > 0);
+    /* every confirmation on the cut was asked for by cross_check or a
+     * representative; the instances were classified locally */
+    CU_ASSERT_TRUE(st.confirmed_locally >= ip_triage_instances(tg));
+    free(r.s);
+    ip_triage_free(tg);
+    ip_trace_free(obs);
+}
+
+static void test_local_confirmation(void)
+{
+    static const char *const files[] = {"triage-smallbank-4x25.json",
+                                        "triage-tpcc-3x16.json"};
+    static const ip_level models[] = {IP_LVL_CAUSAL, IP_LVL_RC, IP_LVL_RA,
+                                      IP_LVL_SI};
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++)
+        for (size_t m = 0; m < sizeof models / sizeof *models; m++)
+            for (int k = 0; k < 2; k++)
+                windows_cross_checked(files[f], models[m],
+                                      k ? IP_BOUNDARY_RELAXED
+                                        : IP_BOUNDARY_STRICT);
+}
+
 void add_triage_suite(void)
 {
     CU_pSuite s = CU_add_suite("triage", NULL, NULL);
@@ -458,6 +522,8 @@ void add_triage_suite(void)
     CU_add_test(s, "shapes without procedures", test_shapes);
     CU_add_test(s, "anomaly names", test_anomaly_names);
     CU_add_test(s, "detours cut short", test_shortened);
+    CU_add_test(s, "local confirmation agrees with the cut",
+                test_local_confirmation);
     CU_add_test(s, "sound and covering against brute force",
                 test_against_enumeration);
 }
