@@ -2,6 +2,7 @@
 #   make demo   install missing Debian packages, build, predict on an example
 #   make test   install missing Debian packages, build, run the whole suite
 #               (a normal build and an ASan+UBSan build)
+#   make quick  build, run the tests labelled quick (the daily loop)
 #   make install [PREFIX=/usr/local]   the binary, man page, bash completion
 #   make deb    a Debian package (build/isopredict_VERSION_ARCH.deb)
 # Other targets: deps, build, asan, clean.
@@ -15,7 +16,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 DEMO_TRACE ?= examples/traces/bank.json
 
-.PHONY: all deps build asan demo test install deb clean
+.PHONY: all deps build asan demo test quick install deb clean
 
 all: build
 
@@ -48,6 +49,9 @@ test: build asan
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS)
+
+quick: build
+	ctest --test-dir $(BUILD) --output-on-failure -L quick -j$(JOBS)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
