@@ -596,6 +596,54 @@ static void test_tool_fields(void)
     ip_trace_free(t);
 }
 
+/* Sub-traces: a read whose writer is left out is folded into the initial
+ * transaction by default, left out with IP_SLICE_DROP_READS; the trace's
+ * top-level tool fields go with IP_SLICE_NO_TRACE_EXTRA. */
+static void test_slice_flags(void)
+{
+    const char *json =
+        "{\"isopredict_trace\":1,\"note\":\"kept?\",\"sessions\":["
+        "{\"id\":\"c1\",\"transactions\":["
+        "{\"id\":\"a1\",\"ops\":[{\"op\":\"write\",\"key\":\"x\","
+        "\"value\":1}]},"
+        "{\"id\":\"a2\",\"ops\":[{\"op\":\"read\",\"key\":\"y\","
+        "\"value\":null},{\"op\":\"write\",\"key\":\"y\",\"value\":2}]}]},"
+        "{\"id\":\"c2\",\"transactions\":["
+        "{\"id\":\"b1\",\"ops\":[{\"op\":\"read\",\"key\":\"x\","
+        "\"from\":\"a1\"},{\"op\":\"read\",\"key\":\"y\","
+        "\"from\":\"a2\"}]}]}]}";
+    ip_error err = {0};
+    ip_trace *t = parse(json, IP_STRICT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    uint32_t a2 = txn_named(t, "a2"), b1 = txn_named(t, "b1");
+    uint8_t keep[8] = {0};
+    keep[a2] = keep[b1] = 1;               /* a1 left out */
+    uint32_t *map = NULL;
+    ip_trace *fold = ip_trace_slice(t, keep, NULL, &err);
+    ip_trace *drop = ip_trace_slice_with(
+        t, keep, IP_SLICE_DROP_READS | IP_SLICE_NO_TRACE_EXTRA, &map, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fold);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(drop);
+    uint32_t fb = txn_named(fold, "b1"), db = txn_named(drop, "b1");
+    /* folded: b1 still reads x, now from the initial transaction */
+    CU_ASSERT_EQUAL(fold->txns[fb].ev_count, 2);
+    CU_ASSERT_EQUAL(fold->events[fold->txns[fb].ev_first].writer,
+                    IP_INIT_TXN);
+    CU_ASSERT_PTR_NOT_NULL(ip_str(fold, fold->extra));
+    /* dropped: b1 reads only y, from a2; no tool fields */
+    CU_ASSERT_EQUAL(drop->txns[db].op_count, 1);
+    CU_ASSERT_EQUAL(drop->txns[db].ev_count, 1);
+    const ip_event *e = &drop->events[drop->txns[db].ev_first];
+    CU_ASSERT_STRING_EQUAL(ip_key_name(drop, e->key), "y");
+    CU_ASSERT_EQUAL(e->writer, txn_named(drop, "a2"));
+    CU_ASSERT_EQUAL(drop->extra, IP_NONE);
+    CU_ASSERT_EQUAL(map[db], b1);
+    free(map);
+    ip_trace_free(fold);
+    ip_trace_free(drop);
+    ip_trace_free(t);
+}
+
 /* The allocation-free JSON syntax check that tells a parse that ran out
  * of memory from bad input: it agrees with RFC 8259 and cJSON's depth. */
 static void test_json_syntax(void)
@@ -763,6 +811,7 @@ int main(void)
     CU_add_test(s, "unknown fields", test_unknown_fields);
     CU_add_test(s, "tool fields", test_tool_fields);
     CU_add_test(s, "json syntax", test_json_syntax);
+    CU_add_test(s, "sub-trace flags", test_slice_flags);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
