@@ -602,7 +602,7 @@ static void test_tool_fields(void)
 static void test_slice_flags(void)
 {
     const char *json =
-        "{\"isopredict_trace\":1,\"note\":\"kept?\",\"sessions\":["
+        "{\"isopredict_trace\":1,\"comment\":\"kept?\",\"sessions\":["
         "{\"id\":\"c1\",\"transactions\":["
         "{\"id\":\"a1\",\"ops\":[{\"op\":\"write\",\"key\":\"x\","
         "\"value\":1}]},"
@@ -614,6 +614,8 @@ static void test_slice_flags(void)
         "\"from\":\"a2\"}]}]}]}";
     ip_error err = {0};
     ip_trace *t = parse(json, IP_STRICT, &err);
+    if (!t)
+        fprintf(stderr, "\n  %s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     uint32_t a2 = txn_named(t, "a2"), b1 = txn_named(t, "b1");
     uint8_t keep[8] = {0};
