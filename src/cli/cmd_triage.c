@@ -204,6 +204,13 @@ static void rep_files_free(rep_files *rf)
 
 /* ---- one trace ------------------------------------------------------------ */
 
+/* A representative's size, null when it has none (UINT32_MAX). */
+static bool add_size(cJSON *o, const char *name, uint32_t n)
+{
+    return n == UINT32_MAX ? cJSON_AddNullToObject(o, name) != NULL
+                           : cJSON_AddNumberToObject(o, name, n) != NULL;
+}
+
 static cJSON *class_json(const ip_triage *tg, uint32_t i, const char *file)
 {
     const ip_bug_class *c = ip_triage_class(tg, i);
@@ -216,10 +223,8 @@ static cJSON *class_json(const ip_triage *tg, uint32_t i, const char *file)
               cJSON_AddNumberToObject(o, "instances", c->instances) &&
               (file ? cJSON_AddStringToObject(o, "representative", file)
                     : cJSON_AddNullToObject(o, "representative")) &&
-              cJSON_AddNumberToObject(o, "representative_transactions",
-                                      c->rep_txns) &&
-              cJSON_AddNumberToObject(o, "representative_changed_reads",
-                                      c->rep_changed) &&
+              add_size(o, "representative_transactions", c->rep_txns) &&
+              add_size(o, "representative_changed_reads", c->rep_changed) &&
               cJSON_AddStringToObject(o, "cycle", c->rep_cycle) &&
               cJSON_AddNumberToObject(o, "first_seconds", c->first_seconds);
     uint32_t n = ok ? ip_triage_instance_ids(tg, i, fp, c->instances) : 0;

@@ -10,6 +10,7 @@
 #include "triage_report.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -127,12 +128,21 @@ static bool has_string(const cJSON *arr, const char *s)
     return false;
 }
 
+/* A class without a representative (null sizes) has the largest. */
+static double rep_size(const cJSON *c, const char *name)
+{
+    double v = tr_num(c, name);
+    return v == v ? v : HUGE_VAL;
+}
+
 static bool smaller_rep(const cJSON *x, const cJSON *y)
 {
-    double tx = tr_num(x, "representative_transactions");
-    double ty = tr_num(y, "representative_transactions");
-    return tx < ty || (tx == ty && tr_num(x, "representative_changed_reads") <
-                                       tr_num(y, "representative_changed_reads"));
+    double tx = rep_size(x, "representative_transactions");
+    double ty = rep_size(y, "representative_transactions");
+    return tx < ty ||
+           (tx == ty && tx != HUGE_VAL &&
+            rep_size(x, "representative_changed_reads") <
+                rep_size(y, "representative_changed_reads"));
 }
 
 static bool set_number(cJSON *o, const char *name, double v)

@@ -52,12 +52,16 @@ static void print_text(const cJSON *report)
     cJSON_ArrayForEach(c, classes) {
         printf("  %3d %9.0f  %s\n", ++i, tr_num(c, "instances"),
                tr_str(c, "signature"));
-        printf("  %3s %9s  smallest: %.0f transactions, %.0f changed "
-               "read%s: %s\n", "", "", tr_num(c, "representative_transactions"),
-               tr_num(c, "representative_changed_reads"),
-               tr_num(c, "representative_changed_reads") == 1 ? "" : "s",
-               *tr_str(c, "representative") ? tr_str(c, "representative")
-                                          : "(not written)");
+        if (!*tr_str(c, "representative"))
+            printf("  %3s %9s  no representative: the time limit came "
+                   "before it was made\n", "", "");
+        else
+            printf("  %3s %9s  smallest: %.0f transactions, %.0f changed "
+                   "read%s: %s\n", "", "",
+                   tr_num(c, "representative_transactions"),
+                   tr_num(c, "representative_changed_reads"),
+                   tr_num(c, "representative_changed_reads") == 1 ? "" : "s",
+                   tr_str(c, "representative"));
     }
     const ip_search_round *last = have_si && si.n_rounds
                                       ? &si.rounds[si.n_rounds - 1] : NULL;
@@ -117,10 +121,15 @@ static bool html_classes(ip_html *page, const cJSON *report,
                                                            "classes")) {
         const char *file = tr_str(c, "representative");
         size_t len = 0;
-        char *text = *file ? ip_read_whole(file, &len, err) : NULL;
+        if (!*file) {                 /* the time limit came first */
+            if (!ip_html_class(page, tr_str(c, "signature"),
+                               (uint32_t)tr_num(c, "instances")))
+                return ip_fail(err, "cannot write the page");
+            continue;
+        }
+        char *text = ip_read_whole(file, &len, err);
         if (!text)
-            return *file ? false : ip_fail(err, "class %u has no "
-                                           "representative file", i + 1);
+            return false;
         cJSON *root = cJSON_ParseWithLength(text, len);
         free(text);
         cJSON *info = cJSON_GetObjectItemCaseSensitive(root, "prediction");

@@ -566,7 +566,8 @@ typedef struct ip_bug_class {
     uint32_t round;            /* search round where first found */
     double first_seconds;      /* when first found */
     /* the representative: the smallest prediction found (fewest kept
-     * transactions, then fewest changed reads) */
+     * transactions, then fewest changed reads); rep_txns UINT32_MAX when
+     * none was made (windows: the time limit came before it could be) */
     uint32_t rep_txns, rep_changed;
     uint32_t rep_window;       /* IP_NONE: exhaustive search */
     double rep_seconds;

@@ -207,13 +207,10 @@ static uint32_t new_class(ip_triage *tg, char *signature, double seconds)
     return tg->n_cls++;
 }
 
-/* p becomes class i's representative: its size, the cycle of `shape` (p
- * itself, or the part it stands for) in words, then the sink. */
-static bool represent(ip_triage *tg, uint32_t i, const ip_trace *obs,
-                      const ip_prediction *p, const ip_prediction *shape,
-                      ip_error *err)
+/* Class c's cycle in words: the class cycle of `shape`. */
+static bool describe(ip_bug_class *c, const ip_prediction *shape,
+                     ip_error *err)
 {
-    ip_bug_class *c = &tg->cls[i];
     char buf[1024];
     ip_cycle cy;
     if (!ip_prediction_class_cycle(shape, &cy))
@@ -225,6 +222,18 @@ static bool represent(ip_triage *tg, uint32_t i, const ip_trace *obs,
         return ip_fail(err, "triage: out of memory");
     free(c->rep_cycle);
     c->rep_cycle = words;
+    return true;
+}
+
+/* p becomes class i's representative: its size, the cycle of `shape` (p
+ * itself, or the part it stands for) in words, then the sink. */
+static bool represent(ip_triage *tg, uint32_t i, const ip_trace *obs,
+                      const ip_prediction *p, const ip_prediction *shape,
+                      ip_error *err)
+{
+    ip_bug_class *c = &tg->cls[i];
+    if (!describe(c, shape, err))
+        return false;
     c->rep_txns = kept_txns(p);
     c->rep_changed = p->n_changed;
     c->rep_window = p->window;
@@ -329,6 +338,10 @@ ip_triage_result ip_triage_add_part(ip_triage *tg, const ip_prediction *p,
         return IP_TRIAGE_ERROR;
     pthread_mutex_lock(&tg->lock);
     ip_triage_result r = count(tg, &sig, fp, p, round, cls, err);
+    /* the words now, in case its representative never comes (the caller
+     * may run out of time to make it) */
+    if (r == IP_TRIAGE_NEW_CLASS && !describe(&tg->cls[*cls], p, err))
+        r = IP_TRIAGE_ERROR;
     *want = r != IP_TRIAGE_ERROR &&
             smaller(rep_txns, p->n_changed, &tg->cls[*cls]);
     pthread_mutex_unlock(&tg->lock);

@@ -141,6 +141,20 @@ $(diff <(class_counts all.json) <(class_counts merged.json))"
     expect 1 "$BIN" triage --merge s1/*.triage.json s2
     contains out "t.json: causal, relaxed boundary:"
     contains out "windows of 8 transactions, staleness 2"
+    # a class whose representative the time limit prevented (null) takes
+    # any shard's real one, in either order, and says so when none has
+    mkdir nulled
+    jq '.classes[] |= (.representative = null |
+                       .representative_transactions = null |
+                       .representative_changed_reads = null)' \
+        s1/*.triage.json > nulled/t.causal-relaxed.shard-1-of-2.triage.json
+    for pair in "nulled s1" "s1 nulled"; do
+        expect 1 "$BIN" triage --merge --json $pair
+        jq -e 'all(.classes[]; .representative != null)' out >/dev/null ||
+            fail "merge $pair kept a missing representative"
+    done
+    expect 1 "$BIN" triage --merge nulled
+    contains out "no representative: the time limit came before it was made"
     ;;
 changes)
     # the change bound: reported, obeyed by every representative, and
