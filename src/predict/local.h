@@ -33,7 +33,7 @@
 #ifndef ISOPREDICT_LOCAL_H
 #define ISOPREDICT_LOCAL_H
 
-#include "run.h"
+#include "state.h"
 
 typedef struct window_local {
     ip_trace *tr;             /* the local trace, NULL until made */

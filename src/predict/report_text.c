@@ -51,21 +51,6 @@ void ip_cycle_describe(const ip_trace *h, const ip_cycle *c, char *buf,
     }
 }
 
-const char *ip_cycle_anomaly(const ip_cycle *c)
-{
-    if (!c || c->n_edges != 2)
-        return NULL;
-    const ip_edge *a = &c->edges[0], *b = &c->edges[1];
-    bool rw_a = a->kind == IP_EDGE_RW, rw_b = b->kind == IP_EDGE_RW;
-    if (rw_a && rw_b && a->key != b->key)
-        return "write skew";
-    bool rw_ww = (rw_a || a->kind == IP_EDGE_WW) &&
-                 (rw_b || b->kind == IP_EDGE_WW);
-    if ((rw_a || rw_b) && rw_ww && a->key == b->key)
-        return "lost update";
-    return NULL;
-}
-
 static void print_boundaries(const ip_trace *obs, const ip_prediction *p,
                              const ip_predict_opts *o, FILE *out)
 {

@@ -78,6 +78,21 @@ void ip_key_family_of(const ip_key_family *kf, const char *key, char *buf,
     snprintf(buf, n, "%.*s", len, key + g->rm_so);
 }
 
+const char *ip_cycle_anomaly(const ip_cycle *c)
+{
+    if (!c || c->n_edges != 2)
+        return NULL;
+    const ip_edge *a = &c->edges[0], *b = &c->edges[1];
+    bool rw_a = a->kind == IP_EDGE_RW, rw_b = b->kind == IP_EDGE_RW;
+    if (rw_a && rw_b && a->key != b->key)
+        return "write skew";
+    bool rw_ww = (rw_a || a->kind == IP_EDGE_WW) &&
+                 (rw_b || b->kind == IP_EDGE_WW);
+    if ((rw_a || rw_b) && rw_ww && a->key == b->key)
+        return "lost update";
+    return NULL;
+}
+
 const char *ip_cycle_class_anomaly(const ip_cycle *c)
 {
     const char *name = ip_cycle_anomaly(c);

@@ -1,11 +1,14 @@
 /*
- * window.c - bounded search: the observed order, one problem per window
- * (the window's transactions alone, the state before it folded into the
- * initial transaction), each confirmed candidate lifted to the observed
- * trace cut after the window and confirmed again there, and the worker
+ * window.c - bounded search (window.h): the observed order, one problem
+ * per window (the window's transactions alone, the state before it folded
+ * into the initial transaction), each confirmed candidate confirmed again
+ * for the observed trace - on the trace cut after the window, or under
+ * triage on the window and its context (local.h) - and the worker
  * threads that solve the windows of a round (predict.h, "Search modes").
  */
+#include "found.h"
 #include "local.h"
+#include "window.h"
 #include "extract_internal.h"
 
 #include <stdlib.h>
