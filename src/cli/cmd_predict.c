@@ -275,8 +275,9 @@ static void print_outcome_line(const predict_args *a, ip_predict_result r,
                ip_boundary_name(o->boundary));
     else if (r == IP_PREDICT_UNKNOWN)
         printf("gave up after %.2fs (%s), no prediction confirmed\n",
-               st->seconds, st->search.stopped ? st->search.stopped
-                          : st->search.skipped ? "memory budget"
+               st->seconds,
+               st->search.stopped ? ip_stop_name(st->search.stopped)
+               : st->search.skipped ? "memory budget"
                                                : "solver unknown");
     else
         printf("no prediction reported\n");
@@ -295,15 +296,15 @@ static void print_limit(const predict_args *a, const ip_predict_stats *st,
     const ip_search_info *si = &st->search;
     const char *so_far = n ? "; the predictions found so far are reported"
                            : "";
-    if (si->stopped && !strcmp(si->stopped, "time limit"))
+    if (si->stopped == IP_STOP_TIME)
         fprintf(stderr, "isopredict: time limit of %u s reached%s; try a "
                 "longer --timeout, or a bounded search (--search "
                 "bounded)\n", a->search.timeout_s, so_far);
-    else if (si->stopped && !strcmp(si->stopped, "memory limit"))
+    else if (si->stopped == IP_STOP_MEMORY)
         fprintf(stderr, "isopredict: memory limit of %.2f GiB reached%s; "
                 "try a larger --max-memory, or a bounded search (--search "
                 "bounded)\n", gib(a->opts.max_memory), so_far);
-    else if (si->stopped && !strcmp(si->stopped, "interrupted"))
+    else if (si->stopped == IP_STOP_INTERRUPT)
         fprintf(stderr, "isopredict: interrupted after %.2fs%s\n",
                 st->seconds, so_far);
     else if (si->skipped)

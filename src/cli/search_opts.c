@@ -22,10 +22,23 @@ static uint64_t default_memory(void)
     return half && half < cap ? half : cap;
 }
 
+/* The last resort of a run that does not stop at its limit (a step the
+ * guard cannot interrupt): one line, and the documented exit status. */
+static void overrun(void *ctx, ip_stop why)
+{
+    (void)ctx;
+    fprintf(stderr, "isopredict: %s reached and the run did not stop within "
+            "a second; exiting (status 3); try a bounded search (--search "
+            "bounded)\n", ip_stop_name(why));
+    fflush(NULL);
+    _exit(IP_EXIT_UNKNOWN);
+}
+
 void cli_search_defaults(cli_search *s)
 {
     memset(s, 0, sizeof *s);
     ip_predict_opts_default(&s->opts);
+    s->opts.overrun = overrun;
     s->opts.max_memory = default_memory();
     s->timeout_s = s->opts.timeout_ms / 1000;
 }

@@ -15,7 +15,9 @@ struct guard {
     double deadline;
     uint64_t max_memory;
     const atomic_bool *interrupt;
-    FILE *msg;
+    void (*overrun)(void *ctx, ip_stop why);
+    void *overrun_ctx;
+    bool overran;             /* watchdog thread only */
     atomic_bool stop, quit;
     atomic_int reason;        /* guard_reason */
     atomic_uint_fast64_t peak;
@@ -62,15 +64,13 @@ static void raise_stop(guard *g, guard_reason r)
     atomic_store(&g->stop, true);
 }
 
-/* The last resort: the process ends here, with the documented status. */
-static void give_up(guard *g, const char *what)
+/* The last resort is the caller's, once. */
+static void give_up(guard *g, ip_stop why)
 {
-    fprintf(g->msg ? g->msg : stderr,
-            "isopredict: %s reached and the run did not stop within %.1f s; "
-            "exiting (status 3); try a bounded search (--search "
-            "bounded)\n", what, GRACE_SECONDS);
-    fflush(NULL);
-    _exit(3);
+    if (g->overrun && !g->overran) {
+        g->overran = true;
+        g->overrun(g->overrun_ctx, why);
+    }
 }
 
 /* Sleep one poll interval, or less when guard_finish wakes us. */
@@ -104,14 +104,14 @@ static void *watch(void *arg)
         if (g->max_memory && rss >= g->max_memory)
             raise_stop(g, GUARD_MEMORY);
         if (g->max_memory && rss >= g->max_memory / 4 * 5)
-            give_up(g, "memory limit");
+            give_up(g, IP_STOP_MEMORY);
         if (atomic_load(&g->stop)) {
             if (g->stopped_at == 0)
                 g->stopped_at = now;
             interrupt_all(g);
             guard_reason r = (guard_reason)atomic_load(&g->reason);
             if (r != GUARD_DONE && now - g->stopped_at > GRACE_SECONDS)
-                give_up(g, guard_reason_name(r));
+                give_up(g, guard_stop_of(r));
         }
         pause_poll(g);
     }
@@ -119,7 +119,9 @@ static void *watch(void *arg)
 }
 
 guard *guard_start(double deadline, uint64_t max_memory,
-                   const atomic_bool *interrupt, FILE *msg, ip_error *err)
+                   const atomic_bool *interrupt,
+                   void (*overrun)(void *ctx, ip_stop why), void *ctx,
+                   ip_error *err)
 {
     guard *g = calloc(1, sizeof *g);
     if (!g) {
@@ -129,7 +131,8 @@ guard *guard_start(double deadline, uint64_t max_memory,
     g->deadline = deadline;
     g->max_memory = max_memory;
     g->interrupt = interrupt;
-    g->msg = msg;
+    g->overrun = overrun;
+    g->overrun_ctx = ctx;
     atomic_init(&g->stop, false);
     atomic_init(&g->quit, false);
     atomic_init(&g->reason, GUARD_RUNNING);
@@ -225,14 +228,14 @@ void guard_unregister(guard *g, ip_encoder *e)
     pthread_mutex_unlock(&g->lock);
 }
 
-const char *guard_reason_name(guard_reason r)
+ip_stop guard_stop_of(guard_reason r)
 {
     switch (r) {
-    case GUARD_TIME: return "time limit";
-    case GUARD_MEMORY: return "memory limit";
-    case GUARD_INTERRUPT: return "interrupted";
-    case GUARD_DONE: return "done";
+    case GUARD_TIME: return IP_STOP_TIME;
+    case GUARD_MEMORY: return IP_STOP_MEMORY;
+    case GUARD_INTERRUPT: return IP_STOP_INTERRUPT;
+    case GUARD_DONE:
     case GUARD_RUNNING: break;
     }
-    return "";
+    return IP_STOP_NONE;
 }

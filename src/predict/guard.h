@@ -7,10 +7,11 @@
  * interrupt flag is raised, it raises the stop flag (which the encoder's
  * generation loops and the search loops check) and interrupts the Z3
  * calls of every registered encoder.  Cooperative stopping normally ends
- * the run within milliseconds; as a last resort, a run still going 0.8 s
- * after the stop, or whose memory passes 1.25 times the budget, is ended
- * with exit status 3 and one line naming the limit - never the kernel's
- * OOM killer, never a hang.
+ * the run within milliseconds.  A run still going 0.8 s after the stop,
+ * or whose memory passes 1.25 times the budget, is the caller's to end:
+ * the guard calls its overrun function once (the command line prints one
+ * line naming the limit and exits with status 3 - never the kernel's OOM
+ * killer, never a hang).  The guard itself never ends the process.
  *
  * guard_done raises the stop flag without a limit (enough predictions were
  * found): workers stop, the run reports what it has.
@@ -25,6 +26,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include "encode.h"
+#include "predict.h"
 
 typedef enum {
     GUARD_RUNNING = 0,
@@ -38,9 +40,12 @@ typedef struct guard guard;
 
 /* deadline: monotonic seconds (ip_now), 0 = none; max_memory: bytes of
  * resident memory, 0 = none; interrupt: raised by the caller (SIGINT),
- * may be NULL; msg: where the last-resort line goes. */
+ * may be NULL; overrun (and its ctx): ip_predict_opts.overrun, may be
+ * NULL. */
 guard *guard_start(double deadline, uint64_t max_memory,
-                   const atomic_bool *interrupt, FILE *msg, ip_error *err);
+                   const atomic_bool *interrupt,
+                   void (*overrun)(void *ctx, ip_stop why), void *ctx,
+                   ip_error *err);
 void guard_finish(guard *g);
 
 const atomic_bool *guard_flag(const guard *g);
@@ -63,7 +68,7 @@ unsigned guard_ms(double seconds);
 bool guard_register(guard *g, ip_encoder *e);
 void guard_unregister(guard *g, ip_encoder *e);
 
-/* "time limit", "memory limit", "interrupted", "" */
-const char *guard_reason_name(guard_reason r);
+/* The limit a reason is (IP_STOP_NONE for running or done). */
+ip_stop guard_stop_of(guard_reason r);
 
 #endif

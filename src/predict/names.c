@@ -52,3 +52,14 @@ bool ip_encoding_parse(const char *s, ip_encoding *out)
         return false;
     return true;
 }
+
+const char *ip_stop_name(ip_stop s)
+{
+    switch (s) {
+    case IP_STOP_TIME: return "time limit";
+    case IP_STOP_MEMORY: return "memory limit";
+    case IP_STOP_INTERRUPT: return "interrupted";
+    case IP_STOP_NONE: break;
+    }
+    return NULL;
+}

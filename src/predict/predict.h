@@ -118,6 +118,18 @@ typedef struct ip_triage ip_triage;           /* "Triage" below */
 typedef struct ip_key_family ip_key_family;   /* "Triage" below */
 typedef struct ip_prediction ip_prediction;   /* below */
 
+/* What ended a run before its search did: nothing, the time limit, the
+ * memory limit, or the caller's interrupt flag. */
+typedef enum {
+    IP_STOP_NONE = 0,
+    IP_STOP_TIME,
+    IP_STOP_MEMORY,
+    IP_STOP_INTERRUPT
+} ip_stop;
+
+/* "time limit", "memory limit", "interrupted"; NULL for IP_STOP_NONE. */
+const char *ip_stop_name(ip_stop s);
+
 typedef struct ip_predict_opts {
     ip_level model;            /* IP_LVL_RC, _RA, _CAUSAL or _SI */
     ip_boundary boundary;
@@ -129,6 +141,13 @@ typedef struct ip_predict_opts {
     uint64_t max_memory;       /* resident bytes, 0 = none */
     const atomic_bool *interrupt; /* raised by the caller (SIGINT): stop
                                      and report what was found; NULL */
+    /* Called once, from the watchdog thread, when a limit was reached and
+     * the run had not stopped 0.8 s later (a step that cannot be
+     * interrupted), or its memory passed 1.25 times the budget.  The
+     * caller decides: the command line prints one line and ends the
+     * process with status 3.  NULL: the run goes on until it stops. */
+    void (*overrun)(void *ctx, ip_stop why);
+    void *overrun_ctx;
     ip_search_mode search;
     uint32_t window;           /* bounded: transactions per window, 0 =
                                   the whole trace */
@@ -333,8 +352,7 @@ typedef struct ip_search_info {
     uint32_t shard, shards;    /* shards 0 = not sharded */
     bool complete;             /* an exhaustive search ran to the end:
                                   "no prediction" is a proof */
-    const char *stopped;       /* "time limit", "memory limit",
-                                  "interrupted", or NULL */
+    ip_stop stopped;           /* what limit ended the run, if any */
     const char *skipped;       /* why the exhaustive search was not run,
                                   or NULL */
     ip_encode_estimate estimate; /* of the exhaustive formula */
@@ -387,7 +405,7 @@ static inline const ip_trace *ip_prediction_base(const ip_trace *obs,
 /* The "search" object of the JSON report (cJSON* as void*). */
 void *ip_search_to_cjson(const ip_search_info *s);
 /* Back from that object (a report of another process: triage --merge);
- * stopped and skipped borrow its strings.  False when it is not one. */
+ * skipped borrows its string.  False when it is not one. */
 bool ip_search_from_cjson(const void *j, ip_search_info *s);
 /* One line: "search: exhaustive, complete" or "search: bounded ...". */
 void ip_search_print(const ip_search_info *s, FILE *out);

@@ -49,7 +49,8 @@ void *ip_search_to_cjson(const ip_search_info *s)
          (!s->shards ||
           (cJSON_AddNumberToObject(j, "shard", s->shard + 1) &&
            cJSON_AddNumberToObject(j, "shards", s->shards))) &&
-         (s->stopped ? cJSON_AddStringToObject(j, "stopped", s->stopped) != NULL
+         (s->stopped ? cJSON_AddStringToObject(j, "stopped",
+                                               ip_stop_name(s->stopped)) != NULL
                      : cJSON_AddNullToObject(j, "stopped") != NULL) &&
          (!s->skipped ||
           cJSON_AddStringToObject(j, "exhaustive_skipped", s->skipped)) &&
@@ -93,7 +94,7 @@ void ip_search_print(const ip_search_info *s, FILE *out)
     if (s->shards)
         fprintf(out, " (shard %u of %u)", s->shard + 1, s->shards);
     if (s->stopped)
-        fprintf(out, "; stopped: %s", s->stopped);
+        fprintf(out, "; stopped: %s", ip_stop_name(s->stopped));
     if (s->skipped)
         fprintf(out, "; exhaustive search skipped: %s", s->skipped);
     fputc('\n', out);
@@ -104,6 +105,15 @@ static uint32_t num(const cJSON *o, const char *name)
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (uint32_t)v->valuedouble
                                                     : 0;
+}
+
+/* The limit a report names (IP_STOP_NONE for none or an unknown name). */
+static ip_stop stop_named(const char *name)
+{
+    for (ip_stop k = IP_STOP_TIME; name && k <= IP_STOP_INTERRUPT; k++)
+        if (!strcmp(name, ip_stop_name(k)))
+            return k;
+    return IP_STOP_NONE;
 }
 
 bool ip_search_from_cjson(const void *jv, ip_search_info *s)
@@ -128,8 +138,8 @@ bool ip_search_from_cjson(const void *jv, ip_search_info *s)
     s->txns = num(j, "transactions");
     s->shards = num(j, "shards");
     s->shard = s->shards ? num(j, "shard") - 1 : 0;
-    s->stopped = cJSON_GetStringValue(
-        cJSON_GetObjectItemCaseSensitive(j, "stopped"));
+    s->stopped = stop_named(cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(j, "stopped")));
     s->skipped = cJSON_GetStringValue(
         cJSON_GetObjectItemCaseSensitive(j, "exhaustive_skipped"));
     s->lazy_weak = cJSON_IsTrue(

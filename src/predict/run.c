@@ -296,7 +296,7 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                                        : 0;
     ip_encode_set_memory_limit(opts->max_memory);
     rs.g = guard_start(deadline, opts->max_memory, opts->interrupt,
-                       opts->progress, err);
+                       opts->overrun, opts->overrun_ctx, err);
     rs.ev_of_op = ip_events_of_ops(obs);
     if (!rs.g || !rs.ev_of_op || pthread_mutex_init(&rs.lock, NULL) != 0) {
         guard_finish(rs.g);
@@ -307,8 +307,7 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
     }
     ip_predict_result r = search(&rs, si);
     guard_reason why = guard_why(rs.g);
-    si->stopped = why == GUARD_DONE || why == GUARD_RUNNING
-                      ? NULL : guard_reason_name(why);
+    si->stopped = guard_stop_of(why);
     si->peak_bytes = guard_peak(rs.g);
     guard_finish(rs.g);
     if (r == IP_PREDICT_UNKNOWN && why == GUARD_DONE && rs.n_kept)
