@@ -287,7 +287,7 @@ static ip_trace *build_trace(const pg_run *run, const char *label,
     ip_builder *b = last ? ip_builder_new(label, "init", IP_STRICT) : NULL;
     bool ok = b != NULL;
     if (!ok)
-        ip_fail(&e, "out of memory");
+        ip_oom(&e, "out of memory");
     for (uint32_t s = 0; ok && s < run->w->sessions; s++) {
         const pg_session *ss = &run->sessions[s];
         char name[32];

@@ -27,7 +27,7 @@ bool kv_record_procedure(ip_builder *b, uint32_t h, const char *name,
                      ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     bool ok = text ? ip_builder_extra(b, IP_EXTRA_TXN, h, text, err)
-                   : ip_fail(err, "out of memory");
+                   : ip_oom(err, "out of memory");
     cJSON_free(text);
     return ok;
 }
@@ -71,7 +71,7 @@ ip_trace *kv_store_trace(const kv_store *st, const char *label,
     if (!b || !sids) {
         ip_builder_free(b);
         free(sids);
-        ip_fail(err, "%s: out of memory", label);
+        ip_oom(err, "%s: out of memory", label);
         return NULL;
     }
     bool ok = true;

@@ -495,7 +495,7 @@ static bool stream_one(void *ctx, const ip_trace *obs, const ip_prediction *p,
     if (st->n == st->cap) {
         uint32_t old = st->cap;
         if (!ip_grow((void **)&st->e, &st->cap, sizeof *st->e))
-            return ip_fail(err, "prediction: out of memory");
+            return ip_oom(err, "prediction: out of memory");
         memset(st->e + old, 0, (st->cap - old) * sizeof *st->e);
     }
     out_files file = {{0}, {0}};
@@ -503,7 +503,7 @@ static bool stream_one(void *ctx, const ip_trace *obs, const ip_prediction *p,
         return ip_fail(err, "prediction %u could not be written",
                        st->n + 1);
     if (!make_entry(a, obs, p, &file, true, &st->e[st->n]))
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     st->n++;
     return true;
 }

@@ -167,7 +167,7 @@ static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
     while (cls >= rf->cap) {
         uint32_t old = rf->cap;
         if (!ip_grow((void **)&rf->path, &rf->cap, sizeof *rf->path))
-            return ip_fail(err, "triage: out of memory");
+            return ip_oom(err, "triage: out of memory");
         memset(rf->path + old, 0, (rf->cap - old) * sizeof *rf->path);
     }
     if (!rf->path[cls] && !(rf->path[cls] = free_class_name(rf, cls)))
@@ -175,7 +175,7 @@ static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
                        cls + 1, rf->a->out_dir);
     char *text = rep_text(rf, obs, p);
     if (!text)
-        return ip_fail(err, "triage: out of memory writing %s",
+        return ip_oom(err, "triage: out of memory writing %s",
                        rf->path[cls]);
     /* a first representative goes to its new name; a smaller one is
      * written beside it whole, then renamed over this run's own file, so

@@ -111,7 +111,7 @@ static bool open_solver(ip_encoder *e, ip_error *err)
 static bool phase_ok(ip_encoder *e, ip_error *err)
 {
     if (e->oom)
-        return ip_fail(err, "encode: out of memory while building the "
+        return ip_oom(err, "encode: out of memory while building the "
                        "formula");
     if (enc_halted(e))
         return ip_fail(err, "encode: stopped while building the formula");
@@ -160,7 +160,7 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
     }
     ip_encoder *e = calloc(1, sizeof *e);
     if (!e) {
-        ip_fail(err, "encode: out of memory");
+        ip_oom(err, "encode: out of memory");
         return NULL;
     }
     double t0 = ip_now();
@@ -235,7 +235,7 @@ static bool read_model(ip_encoder *e, Z3_model m, ip_assignment *out,
     out->writer = malloc(sizeof *out->writer * (t->n_events + 1));
     if (!out->boundary || !out->writer) {
         ip_assignment_free(out);
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     }
     bool strict = e->opts.boundary == IP_BOUNDARY_STRICT;
     for (uint32_t s = 0; s < t->n_sessions; s++) {

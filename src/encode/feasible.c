@@ -179,7 +179,7 @@ static bool make_new_writers(ip_encoder *e, ip_error *err)
     e->nw = calloc(n + 1, sizeof *e->nw);
     if (!row || !e->nw) {
         free(row);
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     }
     for (uint32_t gi = 0; gi < e->n_groups; gi++) {
         const enc_group *g = &e->groups[gi];
@@ -283,7 +283,7 @@ static bool make_inclusion(ip_encoder *e, ip_error *err)
     e->tainted = calloc(e->n_rel + 1, sizeof *e->tainted);
     e->inc = calloc(t->n_txns + 1, sizeof *e->inc);
     if (!e->tainted || !e->inc)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     e->tainted[0] = e->f;
     e->inc[IP_INIT_TXN] = e->t;
     for (uint32_t s = 0; s < t->n_sessions; s++) {
@@ -383,7 +383,7 @@ static bool make_group_lits(ip_encoder *e, ip_error *err)
     }
     Z3_ast *buf = malloc(sizeof *buf * (max + 1));
     if (!buf)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     for (uint32_t gi = 0; gi < e->n_groups && !enc_halted(e); gi++) {
         if (strict(e))
             strict_group_lits(e, &e->groups[gi], gi, buf);
@@ -405,7 +405,7 @@ static bool bound_changes(ip_encoder *e, ip_error *err)
         return true;
     Z3_ast *lits = malloc(sizeof *lits * ((size_t)t->n_events + 1));
     if (!lits)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     uint32_t n = 0;
     for (uint32_t v = 0; v < t->n_events; v++) {
         if (t->events[v].kind != IP_READ)

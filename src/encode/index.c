@@ -22,7 +22,7 @@ static bool index_relevant(ip_encoder *e, ip_error *err)
     e->rel = malloc(sizeof *e->rel * t->n_txns);
     e->relv = malloc(sizeof *e->relv * t->n_txns);
     if (!e->rel || !e->relv)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     e->n_rel = 0;
     for (uint32_t x = 0; x < t->n_txns; x++) {
         const ip_txn *tx = &t->txns[x];
@@ -196,7 +196,7 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
         (e->opts.staleness && !stale_build(e, &sr))) {
         stale_free(&sr);
         enc_prune_free(pr);
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     }
     uint64_t n = 0;
     for (uint32_t v = 0; v < t->n_events; v++) {
@@ -230,7 +230,7 @@ static bool index_candidates(ip_encoder *e, ip_error *err)
     if (!e->cand_txn || !e->cx) {
         stale_free(&sr);
         enc_prune_free(pr);
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     }
     for (uint32_t v = 0; v < t->n_events; v++) {
         const ip_event *ev = &t->events[v];
@@ -262,7 +262,7 @@ static bool index_units(ip_encoder *e, ip_error *err)
     e->unit_id = malloc(sizeof *e->unit_id * (per + 1));
     e->units_before = malloc(sizeof *e->units_before * (per + 1));
     if (!e->unit_first || !e->unit_id || !e->units_before)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     for (uint32_t i = 0; i < per; i++)
         e->units_before[i] = 0;
     uint32_t n = 0;
@@ -297,7 +297,7 @@ static bool index_units(ip_encoder *e, ip_error *err)
     e->unit_first[t->n_sessions] = n;
     e->g = calloc(n + 1, sizeof *e->g);
     if (!e->g)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     return true;
 }
 
@@ -317,7 +317,7 @@ static bool index_groups(ip_encoder *e, ip_error *err)
     e->gcand = malloc(sizeof *e->gcand * (e->n_cand + 1));
     if (!scratch || !e->groups || !e->gev || !e->gcand) {
         free(scratch);
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     }
     uint32_t ng = 0, nev = 0, nc = 0;
     for (uint32_t r = 1; r < e->n_rel; r++) {
@@ -354,7 +354,7 @@ static bool index_groups(ip_encoder *e, ip_error *err)
     e->gwr_hist = calloc(nc + 1, sizeof *e->gwr_hist);
     e->gwr_bound = calloc(nc + 1, sizeof *e->gwr_bound);
     if (!e->gwr_hist || !e->gwr_bound)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     return true;
 }
 

@@ -177,6 +177,6 @@ bool enc_pco(ip_encoder *e, ip_error *err)
     free(first);
     free(clause);
     if (!ok)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     return enc_z3_ok(e, err, "encoding the pco cycle");
 }

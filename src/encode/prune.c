@@ -103,7 +103,7 @@ bool enc_prune_build(ip_encoder *e, enc_prune *pr, ip_error *err)
         free(order);
         free(merged);
         enc_prune_free(pr);
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     }
     pr->n = n;
     /* rows in an order of so u wr: a row's inputs come before it */

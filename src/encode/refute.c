@@ -185,9 +185,9 @@ static bool refute(ip_encoder *e, const uint32_t *txn, uint32_t n,
     order_view o = { malloc(sizeof *o.idx * (e->n_rel + 1)), n, bits, words };
     lit_vec v = { 0 };
     bool ok = o.idx ? index_txns(e, txn, n, o.idx, err)
-                    : ip_fail(err, "encode: out of memory");
+                    : ip_oom(err, "encode: out of memory");
     if (ok && !violations(e, &o, &v))
-        ok = ip_fail(err, "encode: out of memory");
+        ok = ip_oom(err, "encode: out of memory");
     if (ok) {
         enc_clause(e, v.a, v.n);
         ok = enc_z3_ok(e, err, what);
@@ -225,7 +225,7 @@ bool ip_encoder_set_fill(ip_encoder *enc, const uint32_t *order, uint32_t n,
     if (!fill || !seen) {
         free(fill);
         free(seen);
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     }
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -256,7 +256,7 @@ bool ip_encoder_block(ip_encoder *enc, const uint32_t *changed, uint32_t n,
     const ip_trace *t = enc->tr;
     uint8_t *is_changed = calloc((size_t)t->n_events + 1, 1);
     if (!is_changed)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     for (uint32_t i = 0; i < n; i++) {
         if (changed[i] >= t->n_events ||
             t->events[changed[i]].kind != IP_READ) {
@@ -278,7 +278,7 @@ bool ip_encoder_block(ip_encoder *enc, const uint32_t *changed, uint32_t n,
     free(is_changed);
     if (!ok) {
         free(v.a);
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     }
     enc_clause(enc, v.a, v.n);
     free(v.a);
@@ -335,7 +335,7 @@ bool ip_encoder_forbid(ip_encoder *enc, const ip_fact *facts, uint32_t n,
         }
         if (!vpush(&v, lit_not(enc, l))) {
             free(v.a);
-            return ip_fail(err, "encode: out of memory");
+            return ip_oom(err, "encode: out of memory");
         }
     }
     enc_clause(enc, v.a, v.n);

@@ -285,7 +285,7 @@ bool enc_weak(ip_encoder *e, ip_error *err)
     uint64_t np = (uint64_t)e->n_rel * e->n_rel;
     e->co = calloc(e->n_rel + 1, sizeof *e->co);
     if (!e->co)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     /* lazily: no commit positions at all (the relaxed taint needs no
      * acyclicity constraint when the observed so u wr is acyclic; see
      * encode.h, lazy_weak) */
@@ -294,7 +294,7 @@ bool enc_weak(ip_encoder *e, ip_error *err)
     bool ok = true;
     if (e->opts.model == IP_LVL_SI)
         return enc_si(e) ? enc_z3_ok(e, err, "encoding weak isolation")
-                         : ip_fail(err, "encode: out of memory");
+                         : ip_oom(err, "encode: out of memory");
     encode_order_edges(e);
     switch (e->opts.model) {
     case IP_LVL_CAUSAL:
@@ -311,6 +311,6 @@ bool enc_weak(ip_encoder *e, ip_error *err)
         break;
     }
     if (!ok)
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     return enc_z3_ok(e, err, "encoding weak isolation");
 }

@@ -149,7 +149,7 @@ static void encode_taint(ip_encoder *e)
 bool enc_wr_pairs(ip_encoder *e, ip_error *err)
 {
     if (!build_lists(e))
-        return ip_fail(err, "encode: out of memory");
+        return ip_oom(err, "encode: out of memory");
     if (e->opts.boundary != IP_BOUNDARY_STRICT && !enc_halted(e))
         encode_taint(e);
     return enc_z3_ok(e, err, "encoding write-read relations");

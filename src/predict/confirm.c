@@ -166,14 +166,14 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
                 why.msg);
         return CONFIRM_BUG;
     case IP_LEGAL_ERROR:
-        return ip_fail(c->err, "prediction: out of memory checking the "
+        return ip_oom(c->err, "prediction: out of memory checking the "
                        "boundary rules"), CONFIRM_ERROR;
     }
     p->history = ip_history_from_assignment(c->obs, &p->assignment,
                                             c->boundary, &p->map, &why);
     if (!p->history) {
         if (why.oom)
-            return ip_fail(c->err, "prediction: out of memory building the "
+            return ip_oom(c->err, "prediction: out of memory building the "
                            "predicted history"), CONFIRM_ERROR;
         /* Every transaction dropped (each session's first transaction
          * is its boundary and reads from another's): the empty history
@@ -188,7 +188,7 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
         return CONFIRM_BUG;
     }
     if (!collect_changed(c->obs, p)) {
-        ip_fail(c->err, "prediction: out of memory");
+        ip_oom(c->err, "prediction: out of memory");
         return CONFIRM_ERROR;
     }
     ip_check_opts co = {.timeout_ms = c->check_timeout_ms, .max_cycles = 1};

@@ -291,7 +291,7 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
     free(w.node);
     free(w.full);
     if (!svg)
-        ip_fail(err, "draw: Graphviz could not lay out or render the "
+        ip_oom(err, "draw: Graphviz could not lay out or render the "
                 "history (out of memory?)");
     return svg;
 }

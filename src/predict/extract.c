@@ -110,7 +110,7 @@ static bool keep_relaxed(const ip_trace *obs, const ip_assignment *a,
         }
     ip_legality_free(&l);
     if (r == IP_LEGAL_ERROR)
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     if (r != IP_LEGAL_OK)
         return ip_fail(err, "prediction: the assignment is not a legal "
                        "prediction: %s", why.msg);
@@ -254,7 +254,7 @@ static ip_trace *build(const ip_trace *obs, const ip_assignment *a,
     ip_builder *b = ip_builder_new("prediction", ip_str(obs, obs->initial_name),
                                    IP_STRICT);
     if (!b) {
-        ip_fail(err, "prediction: out of memory");
+        ip_oom(err, "prediction: out of memory");
         return NULL;
     }
     if (!ip_builder_extra(b, IP_EXTRA_TRACE, 0, ip_str(obs, obs->extra), err) ||
@@ -283,7 +283,7 @@ ip_trace *ip_history_from_assignment(const ip_trace *obs,
     ip_trace *h = NULL;
     bool ok = ev_of_op && keep && keep_txn && alloc_map(m, obs);
     if (!ok)
-        ip_fail(err, "prediction: out of memory");
+        ip_oom(err, "prediction: out of memory");
     else if (kind == IP_BOUNDARY_STRICT)
         keep_strict(obs, a, ev_of_op, keep, keep_txn);
     else

@@ -70,7 +70,7 @@ accept_result run_keep(run_state *rs, ip_prediction *p, uint64_t *sig,
         r = ACCEPT_ENOUGH;            /* another worker was first */
     if (r == ACCEPT_KEPT && rs->n_kept == rs->cap_kept &&
         !ip_grow((void **)&rs->kept, &rs->cap_kept, sizeof *rs->kept)) {
-        ip_fail(rs->err, "prediction: out of memory");
+        ip_oom(rs->err, "prediction: out of memory");
         rs->failure = IP_PREDICT_ERROR;
         r = ACCEPT_ERROR;
     }

@@ -125,7 +125,7 @@ guard *guard_start(double deadline, uint64_t max_memory,
 {
     guard *g = calloc(1, sizeof *g);
     if (!g) {
-        ip_fail(err, "prediction: out of memory");
+        ip_oom(err, "prediction: out of memory");
         return NULL;
     }
     g->deadline = deadline;

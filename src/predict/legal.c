@@ -195,7 +195,7 @@ static bool build_graph(const ip_trace *obs, const ip_assignment *a,
     memset(g, 0, sizeof *g);
     g->inb = calloc((size_t)n + 1, 1);
     if (!g->inb)
-        return ip_fail(err, "out of memory");
+        return ip_oom(err, "out of memory");
     for (uint32_t t = 1; t < n; t++)
         g->inb[t] = in_boundary(obs, a, t);
     if (!relaxed_reads_ok(obs, a, g->inb, &n_wr, err))
@@ -203,7 +203,7 @@ static bool build_graph(const ip_trace *obs, const ip_assignment *a,
     g->first = calloc((size_t)n + 2, sizeof *g->first);
     g->step = malloc(((size_t)n_wr + n + 1) * sizeof *g->step);
     if (!g->first || !g->step)
-        return ip_fail(err, "out of memory");
+        return ip_oom(err, "out of memory");
     /* count, then place (a counting sort by source) */
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t s = 0; s < obs->n_sessions; s++) {
@@ -388,7 +388,7 @@ static ip_legal_result check_relaxed(const ip_trace *obs,
     if (!acyclic(obs, &g, l, &cyclic) ||
         (!cyclic && !mark_dropped(obs, a, &g, l))) {
         r = IP_LEGAL_ERROR;
-        ip_fail(err, "out of memory");
+        ip_oom(err, "out of memory");
     } else if (cyclic) {
         const ip_hb_step *c = &l->cycle[0];
         r = IP_LEGAL_HB_CYCLE;
@@ -409,7 +409,7 @@ ip_legal_result ip_legality_check(const ip_trace *obs, const ip_assignment *a,
 {
     if (!alloc_legality(obs, out)) {
         ip_legality_free(out);
-        ip_fail(err, "out of memory");
+        ip_oom(err, "out of memory");
         return IP_LEGAL_ERROR;
     }
     return kind == IP_BOUNDARY_STRICT ? check_strict(obs, a, out, err)

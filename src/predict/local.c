@@ -72,7 +72,7 @@ bool local_make(window_local *l, const window_view *v, ip_error *err)
     *l = (window_local){0};
     uint8_t *keep = context_of(v);
     if (!keep)
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     l->tr = ip_trace_slice_with(v->rs->obs, keep,
                                 IP_SLICE_DROP_READS | IP_SLICE_NO_TRACE_EXTRA,
                                 &l->txn, err);
@@ -83,7 +83,7 @@ bool local_make(window_local *l, const window_view *v, ip_error *err)
     l->of_sub = malloc(sizeof *l->of_sub * ((size_t)sub->n_txns + 1));
     if (!l->of_sub) {
         local_free(l);
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     }
     l->of_sub[IP_INIT_TXN] = IP_INIT_TXN;
     /* a window txn keeps all its reads only if their writers are there,
@@ -142,7 +142,7 @@ bool local_lift(const window_local *l, const window_view *v,
     out->boundary = malloc(sizeof *out->boundary * (lt->n_sessions + 1));
     out->writer = malloc(sizeof *out->writer * (lt->n_events + 1));
     if (!out->boundary || !out->writer)
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     for (uint32_t s = 0; s < lt->n_sessions; s++)
         out->boundary[s] = IP_NONE;
     for (uint32_t e = 0; e < lt->n_events; e++)

@@ -62,7 +62,7 @@ ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
     ip_html *page = calloc(1, sizeof *page);
     if (!page || !(page->drawer = ip_drawer_new())) {
         free(page);
-        ip_fail(err, "html: out of memory or Graphviz cannot start");
+        ip_oom(err, "html: out of memory or Graphviz cannot start");
         return NULL;
     }
     page->out = out;
@@ -387,7 +387,7 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
     free_marks(&mp);
     free_marks(&mo);
     if (!ok && !err->msg[0])
-        ip_fail(err, "html: out of memory");
+        ip_oom(err, "html: out of memory");
     return ok && !ferror(out);
 }
 
@@ -449,6 +449,6 @@ bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
     free(e);
     free(text);
     if (!ok && !err->msg[0])
-        ip_fail(err, "html: out of memory");
+        ip_oom(err, "html: out of memory");
     return ok && !ferror(out);
 }

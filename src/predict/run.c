@@ -32,7 +32,7 @@ static accept_result keep_exhaustive(void *ctx, ip_prediction *p)
     uint32_t n;
     if (!run_signature(rs, rs->obs, NULL, p, &sig, &n)) {
         ip_prediction_clear(p);
-        ip_fail(rs->err, "prediction: out of memory");
+        ip_oom(rs->err, "prediction: out of memory");
         return ACCEPT_ERROR;
     }
     return run_keep(rs, p, sig, n, IP_NONE);
@@ -122,7 +122,7 @@ static ip_predict_result observed_itself(run_state *rs)
         return IP_PREDICT_NONE;
     ip_assignment a;
     if (!ip_assignment_observed(t, &a)) {
-        ip_fail(rs->err, "prediction: out of memory");
+        ip_oom(rs->err, "prediction: out of memory");
         return IP_PREDICT_ERROR;
     }
     confirm_ctx c = {.obs = t, .model = rs->opts->model,
@@ -302,7 +302,7 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
         guard_finish(rs.g);
         free(rs.ev_of_op);
         if (rs.g)
-            ip_fail(err, "prediction: out of memory");
+            ip_oom(err, "prediction: out of memory");
         return IP_PREDICT_ERROR;
     }
     ip_predict_result r = search(&rs, si);
@@ -331,7 +331,7 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
     free(rs.ev_of_op);
     pthread_mutex_destroy(&rs.lock);
     if (!preds) {
-        ip_fail(err, "prediction: out of memory");
+        ip_oom(err, "prediction: out of memory");
         return IP_PREDICT_ERROR;
     }
     *out = preds;

@@ -20,7 +20,7 @@ ip_key_family *ip_key_family_new(const char *regex, ip_error *err)
 {
     ip_key_family *kf = malloc(sizeof *kf);
     if (!kf) {
-        ip_fail(err, "key family: out of memory");
+        ip_oom(err, "key family: out of memory");
         return NULL;
     }
     int rc = regcomp(&kf->re, regex, REG_EXTENDED);

@@ -54,7 +54,7 @@ static bool refute_order(problem *pb, ip_encoder *enc, const ip_prediction *p)
     const ip_verdict *v = &p->ser_verdict;
     uint32_t *order = malloc(((size_t)v->n_order + 1) * sizeof *order);
     if (!order)
-        return ip_fail(pb->err, "prediction: out of memory");
+        return ip_oom(pb->err, "prediction: out of memory");
     for (uint32_t i = 0; i < v->n_order; i++)
         order[i] = p->map.obs_txn[v->order[i]];
     bool ok = ip_encoder_refute_order(enc, order, v->n_order, pb->err);
@@ -100,7 +100,7 @@ static bool forbid_hb_cycle(problem *pb, ip_encoder *enc,
 {
     ip_fact *f = malloc(((size_t)l->n_cycle + 1) * sizeof *f);
     if (!f)
-        return ip_fail(pb->err, "prediction: out of memory");
+        return ip_oom(pb->err, "prediction: out of memory");
     for (uint32_t i = 0; i < l->n_cycle; i++) {
         const ip_hb_step *s = &l->cycle[i];
         f[i] = s->read == IP_NONE
@@ -120,7 +120,7 @@ static bool block_changed(problem *pb, ip_encoder *enc,
 {
     uint32_t *ev = malloc(((size_t)p->n_changed + 1) * sizeof *ev);
     if (!ev)
-        return ip_fail(pb->err, "prediction: out of memory");
+        return ip_oom(pb->err, "prediction: out of memory");
     for (uint32_t i = 0; i < p->n_changed; i++)
         ev[i] = p->changed[i].event;
     bool ok = ip_encoder_block(enc, ev, p->n_changed, pb->err);
@@ -154,7 +154,7 @@ static bool cover_facts(problem *pb, const ip_prediction *p, ip_fact **f,
     if (!ip_cycle_changed_reads(pb->tr, p, &reads, n) ||
         !(*f = malloc(((size_t)*n + 1) * sizeof **f))) {
         free(reads);
-        return ip_fail(pb->err, "prediction: out of memory");
+        return ip_oom(pb->err, "prediction: out of memory");
     }
     for (uint32_t i = 0; i < *n; i++)
         (*f)[i] = (ip_fact){.kind = IP_FACT_READS, .a = reads[i],

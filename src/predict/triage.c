@@ -214,12 +214,12 @@ static bool describe(ip_bug_class *c, const ip_prediction *shape,
     char buf[1024];
     ip_cycle cy;
     if (!ip_prediction_class_cycle(shape, &cy))
-        return ip_fail(err, "triage: out of memory");
+        return ip_oom(err, "triage: out of memory");
     ip_cycle_describe(shape->history, &cy, buf, sizeof buf);
     free(cy.edges);
     char *words = strdup(buf);
     if (!words)
-        return ip_fail(err, "triage: out of memory");
+        return ip_oom(err, "triage: out of memory");
     free(c->rep_cycle);
     c->rep_cycle = words;
     return true;
@@ -265,7 +265,7 @@ static bool class_of(const ip_triage *tg, const ip_prediction *p,
     if (!ok) {
         free(*sig);
         *sig = NULL;
-        return ip_fail(err, "triage: out of memory");
+        return ip_oom(err, "triage: out of memory");
     }
     return true;
 }
@@ -281,7 +281,7 @@ static ip_triage_result count(ip_triage *tg, char **sig, uint64_t fp,
     if (i == IP_NONE) {
         i = new_class(tg, *sig, p->seconds);
         if (i == IP_NONE) {
-            ip_fail(err, "triage: out of memory");
+            ip_oom(err, "triage: out of memory");
             return IP_TRIAGE_ERROR;
         }
         *sig = NULL;
@@ -291,7 +291,7 @@ static ip_triage_result count(ip_triage *tg, char **sig, uint64_t fp,
     *cls = i;
     bool oom = false, fresh = fp_insert(tg, fp, i, &oom);
     if (oom) {
-        ip_fail(err, "triage: out of memory");
+        ip_oom(err, "triage: out of memory");
         return IP_TRIAGE_ERROR;
     }
     if (fresh) {

@@ -98,7 +98,7 @@ static ip_verify_result illegal(verifier *v, const char *fmt, ...)
 
 static ip_verify_result oom(verifier *v)
 {
-    ip_fail(v->why, "verify: out of memory");
+    ip_oom(v->why, "verify: out of memory");
     return IP_VERIFY_ERROR;
 }
 

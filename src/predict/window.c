@@ -23,7 +23,7 @@ bool run_observed_order(run_state *rs, bool *serializable)
     rs->pos = malloc(sizeof *rs->pos * (t->n_txns + 1));
     rs->order = malloc(sizeof *rs->order * (t->n_txns + 1));
     if (!rs->pos || !rs->order)
-        return ip_fail(rs->err, "prediction: out of memory");
+        return ip_oom(rs->err, "prediction: out of memory");
     ip_check_opts co = {.timeout_ms = guard_check_ms(rs->g), .max_cycles = 1};
     ip_verdict v;
     ip_check_result r = ip_check(t, IP_LVL_SER, &co, &v, rs->err);
@@ -41,7 +41,7 @@ bool run_observed_order(run_state *rs, bool *serializable)
     ip_verdict_free(&v);
     if (!rs->has_order) {
         if (!ip_so_wr_order(t, rs->order, &rs->n_order))
-            return ip_fail(rs->err, "prediction: out of memory");
+            return ip_oom(rs->err, "prediction: out of memory");
         rs->has_order = rs->n_order == ip_committed_count(t);
     }
     for (uint32_t x = 0; x < t->n_txns; x++)
@@ -108,7 +108,7 @@ static bool make_cut(const window *w, lifted *l, ip_error *err)
     const ip_trace *t = w->rs->obs;
     uint8_t *keep = calloc(t->n_txns + 1, 1);
     if (!keep)
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     for (uint32_t i = 0; i < w->end - 1; i++)
         keep[w->rs->order[i]] = 1;
     l->cut = ip_trace_slice(t, keep, &l->cut_txn, err);
@@ -119,7 +119,7 @@ static bool make_cut(const window *w, lifted *l, ip_error *err)
     l->cut_ev = malloc(sizeof *l->cut_ev * (t->n_events + 1));
     if (!l->cut_of || !l->cut_ev) {
         lifted_free(l);       /* never half a cut */
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     }
     for (uint32_t x = 0; x < t->n_txns; x++)
         l->cut_of[x] = IP_NONE;
@@ -147,7 +147,7 @@ static bool lift_assignment(const window *w, const lifted *l,
     out->boundary = malloc(sizeof *out->boundary * (cut->n_sessions + 1));
     out->writer = malloc(sizeof *out->writer * (cut->n_events + 1));
     if (!out->boundary || !out->writer)
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     for (uint32_t s = 0; s < cut->n_sessions; s++)
         out->boundary[s] = IP_NONE;
     for (uint32_t e = 0; e < cut->n_events; e++)
@@ -256,7 +256,7 @@ static accept_result keep_lifted(window *w, ip_prediction *q, ip_error *err)
     lifted_free(&w->cut);
     if (!ok) {
         ip_prediction_clear(q);
-        ip_fail(err, "prediction: out of memory");
+        ip_oom(err, "prediction: out of memory");
         return ACCEPT_ERROR;
     }
     return run_keep(w->rs, q, sig, n_sig, w->index);
@@ -368,7 +368,7 @@ static bool represent_from_cut(window *w, const ip_prediction *p,
                                  err);
         c.base = NULL;
     } else if (oom) {
-        ok = ip_fail(err, "prediction: out of memory");
+        ok = ip_oom(err, "prediction: out of memory");
     } else {
         ok = disagree(w, o == CONFIRM_OK ? CONFIRM_BUG : o, err);
     }
@@ -471,7 +471,7 @@ static bool window_open(window *w, ip_error *err)
     const run_state *rs = w->rs;
     uint8_t *keep = calloc(rs->obs->n_txns + 1, 1);
     if (!keep)
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     for (uint32_t i = w->first; i < w->end; i++)
         keep[rs->order[i - 1]] = 1;
     w->sub = ip_trace_slice_with(rs->obs, keep, IP_SLICE_NO_TRACE_EXTRA,
@@ -481,7 +481,7 @@ static bool window_open(window *w, ip_error *err)
         return false;
     w->sub_pos = malloc(sizeof *w->sub_pos * (w->sub->n_txns + 1));
     if (!w->sub_pos)
-        return ip_fail(err, "prediction: out of memory");
+        return ip_oom(err, "prediction: out of memory");
     for (uint32_t x = 0; x < w->sub->n_txns; x++)
         w->sub_pos[x] = rs->pos[w->sub_txn[x]];
     return true;
@@ -697,7 +697,7 @@ ip_predict_result run_round(run_state *rs, const ip_search_round *b,
     if (!rd.todo || !rd.again) {
         free(rd.todo);
         free(rd.again);
-        ip_fail(rs->err, "prediction: out of memory");
+        ip_oom(rs->err, "prediction: out of memory");
         return IP_PREDICT_ERROR;
     }
     for (uint32_t j = 0; j < rd.count; j++)

@@ -131,7 +131,7 @@ uint32_t bld_intern(ip_builder *b, const char *s)
 
 static uint32_t oom(ip_error *err)
 {
-    ip_fail(err, "out of memory");
+    ip_oom(err, "out of memory");
     return IP_NONE;
 }
 

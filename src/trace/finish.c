@@ -39,7 +39,7 @@ typedef struct finisher {
 
 static bool fail_oom(finisher *f)
 {
-    return ip_fail(f->err, "out of memory");
+    return ip_oom(f->err, "out of memory");
 }
 
 /* ---- numbering and grouping ------------------------------------------ */
@@ -979,7 +979,7 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
               resolve_reads(&f) &&
               derive_events(&f) && derive_writer_lists(&f);
     if (!f.t || !f.stamp || !f.slot)
-        ip_fail(err, "out of memory");
+        ip_oom(err, "out of memory");
     free(f.final_of);
     free(f.stamp);
     free(f.slot);

@@ -83,7 +83,7 @@ ip_trace *ip_trace_slice_with(const ip_trace *t, const uint8_t *keep,
                            : NULL;
     if (!b) {
         free(handle);
-        ip_fail(err, "slice: out of memory");
+        ip_oom(err, "slice: out of memory");
         return NULL;
     }
     ip_trace *sub = NULL;
@@ -106,7 +106,7 @@ ip_trace *ip_trace_slice_with(const ip_trace *t, const uint8_t *keep,
             free(map);
             ip_trace_free(sub);
             sub = NULL;
-            ip_fail(err, "slice: out of memory");
+            ip_oom(err, "slice: out of memory");
         } else {
             *map_txn = map;
         }

@@ -15,8 +15,19 @@ bool ip_fail(ip_error *err, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
-        /* the format is ours, never input: no user text can set this */
-        err->oom = strstr(fmt, "out of memory") != NULL;
+        err->oom = false;
+    }
+    return false;
+}
+
+bool ip_oom(ip_error *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->oom = true;
     }
     return false;
 }

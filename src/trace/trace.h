@@ -64,9 +64,12 @@ typedef struct ip_error {
 } ip_error;
 
 /* printf into err->msg; returns false so callers can `return ip_fail(...)`.
- * A format saying "out of memory" marks the error as one (err->oom): the
- * command line answers it with exit status 3, never as an input error. */
+ * ip_oom is the same for an allocation that failed: it marks the error as
+ * one (err->oom), which the command line answers with exit status 3,
+ * never as an input error.  The kind is the function's, not the text's. */
 bool ip_fail(ip_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+bool ip_oom(ip_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ---- model ---------------------------------------------------------------- */

@@ -121,7 +121,7 @@ bool ip_pco_compute(const ip_trace *t, ip_pco *out, ip_error *err)
     out->words = (t->n_txns + 63) / 64;
     out->bits = calloc((size_t)out->n * out->words + 1, sizeof *out->bits);
     if (!out->bits)
-        return ip_fail(err, "pco: out of memory");
+        return ip_oom(err, "pco: out of memory");
     add_base(t, out);
     /* once cyclic, the answer cannot change: stop there */
     while (!(out->cyclic = has_cycle(out)) && infer_pass(t, out))

@@ -70,7 +70,7 @@ char *ip_read_whole(const char *path, size_t *len, ip_error *err)
     if (!std_in)
         fclose(f);
     if (!data && saved == ENOMEM)
-        ip_fail(err, "%s: out of memory reading it", name);
+        ip_oom(err, "%s: out of memory reading it", name);
     else if (!data)
         ip_fail(err, "%s: cannot read: %s", name, strerror(saved));
     return data;

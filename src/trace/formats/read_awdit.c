@@ -129,7 +129,7 @@ ip_trace *ip_read_awdit_test(const char *path, const char *data, size_t len,
                       .err = err};
     r.b = ip_builder_new(path, "init", mode);
     if (!r.b) {
-        ip_fail(err, "out of memory");
+        ip_oom(err, "out of memory");
         return NULL;
     }
     ip_builder_reserve(r.b, len / 6, len / 6);     /* "r 0 0\n" */

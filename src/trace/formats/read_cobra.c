@@ -57,13 +57,13 @@ static bool list_logs(cobra *c)
             cap = cap ? 2 * cap : 16;
             char **p = realloc(c->names, cap * sizeof *p);
             if (!p) {
-                ok = ip_fail(c->err, "%s: out of memory", c->dir);
+                ok = ip_oom(c->err, "%s: out of memory", c->dir);
                 break;
             }
             c->names = p;
         }
         if (!(c->names[c->n_files] = strdup(e->d_name)))
-            ok = ip_fail(c->err, "%s: out of memory", c->dir);
+            ok = ip_oom(c->err, "%s: out of memory", c->dir);
         else
             c->n_files++;
     }
@@ -161,7 +161,7 @@ static bool declare_file(cobra *c, uint32_t f, const unsigned char *p,
             if (h == IP_NONE)
                 return false;
             if (!ip_idmap_put(&c->txns, id, h))
-                return ip_fail(c->err, "%s: out of memory", c->dir);
+                return ip_oom(c->err, "%s: out of memory", c->dir);
         }
         i += 1 + 8 * fields;
     }
@@ -211,7 +211,7 @@ static bool read_files(cobra *c, ip_loaded *files)
         size_t dl = strlen(c->dir), nl = strlen(c->names[f]);
         char *path = malloc(dl + nl + 2);
         if (!path)
-            return ip_fail(c->err, "%s: out of memory", c->dir);
+            return ip_oom(c->err, "%s: out of memory", c->dir);
         memcpy(path, c->dir, dl);
         path[dl] = '/';
         memcpy(path + dl + 1, c->names[f], nl + 1);
@@ -238,7 +238,7 @@ static ip_trace *read_logs(cobra *c, const char *const *data,
 {
     c->b = ip_builder_new(c->dir, "init", mode);
     if (!c->b) {
-        ip_fail(c->err, "%s: out of memory", c->dir);
+        ip_oom(c->err, "%s: out of memory", c->dir);
         return NULL;
     }
     ip_builder_signed_numbers(c->b);
@@ -283,7 +283,7 @@ ip_trace *ip_read_cobra(const char *dir, ip_mode mode, ip_error *err)
         data = calloc(c.n_files, sizeof *data);
         len = calloc(c.n_files, sizeof *len);
         if (!files || !data || !len) {
-            ip_fail(err, "%s: out of memory", dir);
+            ip_oom(err, "%s: out of memory", dir);
         } else if (read_files(&c, files)) {
             for (uint32_t f = 0; f < c.n_files; f++)
                 data[f] = files[f].data, len[f] = files[f].len;

@@ -142,7 +142,7 @@ ip_trace *ip_read_dbcop(const char *path, const char *data, size_t len,
         return NULL;
     r.bd = ip_builder_new(path, "init", mode);
     if (!r.bd) {
-        ip_fail(err, "%s: out of memory", path);
+        ip_oom(err, "%s: out of memory", path);
         return NULL;
     }
     ip_builder_set_initial_value(r.bd, "0");

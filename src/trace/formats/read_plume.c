@@ -95,7 +95,7 @@ typedef struct plume_reader {
 
 static bool oom(plume_reader *r)
 {
-    return ip_fail(r->err, "out of memory");
+    return ip_oom(r->err, "out of memory");
 }
 
 static uint32_t session_of(plume_reader *r, uint64_t n)
@@ -177,7 +177,7 @@ ip_trace *ip_read_plume(const char *path, const char *data, size_t len,
     plume_reader r = {.path = path, .last_txn = IP_NONE, .err = err};
     r.b = ip_builder_new(path, "init", mode);
     if (!r.b) {
-        ip_fail(err, "out of memory");
+        ip_oom(err, "out of memory");
         return NULL;
     }
     ip_builder_set_initial_value(r.b, "0");

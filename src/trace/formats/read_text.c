@@ -213,7 +213,7 @@ static bool key_text(text_reader *r, const text_line *l)
     if (need > r->key_cap) {
         char *k = realloc(r->key, need);
         if (!k)
-            return ip_fail(r->err, "out of memory");
+            return ip_oom(r->err, "out of memory");
         r->key = k;
         r->key_cap = need;
     }
@@ -256,14 +256,14 @@ static uint32_t session_handle(text_reader *r, uint64_t s)
         uint32_t n = r->n_txn_maps ? 2 * r->n_txn_maps : 16;
         ip_idmap *m = realloc(r->txns, n * sizeof *m);
         if (!m)
-            return ip_fail(r->err, "out of memory"), IP_NONE;
+            return ip_oom(r->err, "out of memory"), IP_NONE;
         for (uint32_t i = r->n_txn_maps; i < n; i++)
             m[i] = (ip_idmap){0};
         r->txns = m;
         r->n_txn_maps = n;
     }
     if (!ip_idmap_put(&r->sessions, s, h))
-        return ip_fail(r->err, "out of memory"), IP_NONE;
+        return ip_oom(r->err, "out of memory"), IP_NONE;
     return h;
 }
 
@@ -285,7 +285,7 @@ static uint32_t owner_handle(text_reader *r, txn_ref o, uint32_t line)
         return IP_NONE;
     h = ip_builder_txn(r->b, s, name, IP_COMMITTED, line, r->err);
     if (h != IP_NONE && !ip_idmap_put(&r->txns[s], o.i, h))
-        return ip_fail(r->err, "out of memory"), IP_NONE;
+        return ip_oom(r->err, "out of memory"), IP_NONE;
     r->last = o;
     return r->last_h = h;
 }
@@ -344,7 +344,7 @@ ip_trace *ip_read_isopredict_text(const char *path, const char *data,
     text_reader r = {.path = path, .last_h = IP_NONE, .err = err};
     r.b = ip_builder_new(path, INIT_NAME, mode);
     if (!r.b) {
-        ip_fail(err, "out of memory");
+        ip_oom(err, "out of memory");
         return NULL;
     }
     ip_builder_reserve(r.b, len / 20, len / 20);  /* "WRITE KEY[k] Txn(1,1)" */

@@ -30,7 +30,7 @@
 
 static bool amb_oom(amb_ctx *a)
 {
-    return ip_fail(a->err, "ser/si check: out of memory");
+    return ip_oom(a->err, "ser/si check: out of memory");
 }
 
 static bool amb_init(amb_ctx *a)

@@ -12,7 +12,7 @@
 
 bool sg_oom(sg_ctx *c)
 {
-    return ip_fail(c->err, "ser/si check: out of memory");
+    return ip_oom(c->err, "ser/si check: out of memory");
 }
 
 bool sg_add_base(sg_ctx *c, uint32_t u, uint32_t v, uint8_t kind,

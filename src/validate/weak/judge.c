@@ -79,7 +79,7 @@ ip_check_result wk_check(const ip_trace *t, ip_level lvl,
         free(order);
     wk_edges_free(&g);
     if (!ok) {
-        ip_fail(err, "out of memory while checking %s", ip_level_name(lvl));
+        ip_oom(err, "out of memory while checking %s", ip_level_name(lvl));
         return out->result = IP_CHECK_ERROR;
     }
     return out->result;

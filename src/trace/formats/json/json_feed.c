@@ -99,7 +99,7 @@ static bool apply_candidates(jr_feed *f, const feed_batch *bt,
     if (c->arg > f->cap_ids) {
         const char **ids = realloc(f->ids, c->arg * sizeof *ids);
         if (!ids)
-            return ip_fail(&f->err, "out of memory");
+            return ip_oom(&f->err, "out of memory");
         f->ids = ids;
         f->cap_ids = c->arg;
     }

@@ -105,7 +105,7 @@ enum { TOOL = -1, UNKNOWN = -2, ERROR = -3 };
  * json_members.c calls, does not call back into it.) */
 static inline bool jr_oom(json_reader *r)
 {
-    return ip_fail(r->err, "out of memory");
+    return ip_oom(r->err, "out of memory");
 }
 bool jr_bad_json(json_reader *r);
 /* "file: where: what" into r->err; returns false. */
