@@ -85,9 +85,13 @@ static confirm_outcome run_ser(const confirm_ctx *c, ip_prediction *p,
     *r = ip_check(p->history, IP_LVL_SER, co, &p->ser_verdict, c->err);
     if (*r == IP_CHECK_ERROR)
         return CONFIRM_ERROR;
+    bool oom = false;
     if (*r == IP_CHECK_VIOLATION && p->ser_verdict.n_cycles > 0 &&
         !ip_cycle_is_valid(p->history, IP_LVL_SER, &p->ser_verdict.cycles[0],
-                           NULL)) {
+                           &oom)) {
+        if (oom)
+            return ip_oom(c->err, "prediction: out of memory checking the "
+                          "witness cycle"), CONFIRM_ERROR;
         ip_fail(c->err, "the ser checker's violation cycle is not a cycle of "
                 "the predicted history");
         return CONFIRM_BUG;
