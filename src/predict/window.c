@@ -183,13 +183,33 @@ static bool lift_assignment(const window *w, const lifted *l,
     return true;
 }
 
+/* Candidate p of the window, lifted to trace tr as *a (taken), confirmed
+ * there into *q. */
+static confirm_outcome confirm_over(const window *w, const ip_trace *tr,
+                                    bool ser_known, const ip_prediction *p,
+                                    ip_assignment *a, ip_prediction *q,
+                                    ip_error *err)
+{
+    const run_state *rs = w->rs;
+    confirm_ctx c = {.obs = tr, .model = rs->opts->model,
+                     .boundary = rs->opts->boundary,
+                     .encoding = IP_ENC_EXACT,
+                     .check_timeout_ms = guard_check_ms(rs->g),
+                     .ser_known = ser_known, .err = err};
+    ip_pco pco;
+    confirm_outcome o = ip_confirm(&c, a, q, &pco);
+    ip_pco_free(&pco);
+    q->window = w->index;
+    q->iteration = p->iteration;
+    return o;
+}
+
 /* The window's candidate p confirmed again on the cut, into *q (filled
  * as far as the checks went; the caller clears it). */
 static confirm_outcome confirm_on_cut(window *w, const ip_prediction *p,
                                       bool ser_known, ip_prediction *q,
                                       ip_error *err)
 {
-    run_state *rs = w->rs;
     ip_assignment a = {0};
     memset(q, 0, sizeof *q);
     if ((!w->cut.cut && !make_cut(w, &w->cut, err)) ||
@@ -197,16 +217,8 @@ static confirm_outcome confirm_on_cut(window *w, const ip_prediction *p,
         ip_assignment_free(&a);
         return CONFIRM_ERROR;
     }
-    confirm_ctx c = {.obs = w->cut.cut, .model = rs->opts->model,
-                     .boundary = rs->opts->boundary,
-                     .encoding = IP_ENC_EXACT,
-                     .check_timeout_ms = guard_check_ms(rs->g),
-                     .ser_known = ser_known, .err = err};
-    ip_pco pco;
-    confirm_outcome o = ip_confirm(&c, &a, q, &pco);
-    ip_pco_free(&pco);
-    q->window = w->index;
-    q->iteration = p->iteration;
+    confirm_outcome o = confirm_over(w, w->cut.cut, ser_known, p, &a, q,
+                                     err);
     w->n_cut += o == CONFIRM_OK;
     return o;
 }
@@ -230,15 +242,7 @@ static confirm_outcome confirm_locally(window *w, const ip_prediction *p,
         ip_assignment_free(&a);
         return CONFIRM_ERROR;
     }
-    confirm_ctx c = {.obs = w->loc.tr, .model = rs->opts->model,
-                     .boundary = rs->opts->boundary,
-                     .encoding = IP_ENC_EXACT,
-                     .check_timeout_ms = guard_check_ms(rs->g), .err = err};
-    ip_pco pco;
-    confirm_outcome o = ip_confirm(&c, &a, q, &pco);
-    ip_pco_free(&pco);
-    q->window = w->index;
-    q->iteration = p->iteration;
+    confirm_outcome o = confirm_over(w, w->loc.tr, false, p, &a, q, err);
     w->n_local += o == CONFIRM_OK;
     return o;
 }
