@@ -10,7 +10,8 @@ _isopredict_opts()
         --help" ;;
     triage) echo "--model --boundary --encoding --format --out --json --html
         --timeout --max-memory --search --window --staleness --changes --jobs
-        --weak-isolation --shard --key-family --merge --quiet --help" ;;
+        --weak-isolation --shard --key-family --merge --independent-windows
+        --quiet --help" ;;
     check) echo "--level --format --json --timeout --max-cycles --jobs --html
         --help" ;;
     convert) echo "--from --to --lenient --help" ;;

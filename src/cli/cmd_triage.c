@@ -50,6 +50,10 @@ static void usage(FILE *out)
         "  --jobs N                    windows solved in parallel (default: cores)\n"
         "  --shard I/N                 solve only the I-th of N parts of the\n"
         "                              windows; combine the parts with --merge\n"
+        "  --independent-windows       a window does not skip the instances its\n"
+        "                              neighbours found: slower, but the result\n"
+        "                              does not depend on which window ran first,\n"
+        "                              and --shard parts merge to exactly it\n"
         "  --merge                     add up the JSON reports of shards: the\n"
         "                              *.triage.json files of each DIR, or REPORTs\n"
         "  --quiet                     no progress lines on stderr\n\n"
@@ -59,7 +63,7 @@ static void usage(FILE *out)
 }
 
 enum { OPT_FORMAT = SOPT_END, OPT_OUT, OPT_JSON, OPT_HTML, OPT_QUIET,
-       OPT_FAMILY, OPT_MERGE, OPT_HELP };
+       OPT_FAMILY, OPT_MERGE, OPT_INDEPENDENT, OPT_HELP };
 
 static const struct option long_opts[] = {
     SEARCH_LONG_OPTIONS,
@@ -70,6 +74,7 @@ static const struct option long_opts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"key-family", required_argument, NULL, OPT_FAMILY},
     {"merge", no_argument, NULL, OPT_MERGE},
+    {"independent-windows", no_argument, NULL, OPT_INDEPENDENT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -86,6 +91,9 @@ static int take_option(triage_args *a, int c, const char *arg)
     case OPT_QUIET: a->quiet = true; return CLI_GO_ON;
     case OPT_FAMILY: a->key_family = arg; return CLI_GO_ON;
     case OPT_MERGE: a->merge = true; return CLI_GO_ON;
+    case OPT_INDEPENDENT:
+        a->search.opts.unshared_covers = true;
+        return CLI_GO_ON;
     case OPT_HELP:
         usage(stdout);
         return IP_EXIT_OK;

@@ -254,6 +254,11 @@ typedef struct ip_fact {
 bool ip_encoder_forbid(ip_encoder *enc, const ip_fact *facts, uint32_t n,
                        ip_error *err);
 
+/* Can the formula state fact f (ip_encoder_forbid would take it)?  A
+ * caller holding facts from another formula over the same transactions
+ * (triage windows) asks before forbidding them. */
+bool ip_encoder_can_state(const ip_encoder *enc, const ip_fact *f);
+
 /* The order (observed txn ids; duplicates and irrelevant txns ignored)
  * that completes later refutations: the relevant transactions a refuted
  * order or partial order does not name are placed after all it names, in

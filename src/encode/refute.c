@@ -285,36 +285,56 @@ bool ip_encoder_block(ip_encoder *enc, const uint32_t *changed, uint32_t n,
     return enc_z3_ok(enc, err, "blocking a set of changed reads");
 }
 
+/* The candidate index of "read event r may read from txn w", or IP_NONE. */
+static uint32_t candidate_of(const ip_encoder *e, uint32_t r, uint32_t w)
+{
+    for (uint32_t c = e->cand_first[r]; c < e->cand_first[r + 1]; c++)
+        if (e->cand_txn[c] == w)
+            return c;
+    return IP_NONE;
+}
+
+/* Which facts the formula can state: the checks of fact_literal. */
+bool ip_encoder_can_state(const ip_encoder *e, const ip_fact *f)
+{
+    const ip_trace *t = e->tr;
+    bool relaxed = e->opts.boundary == IP_BOUNDARY_RELAXED;
+    switch ((ip_fact_kind)f->kind) {
+    case IP_FACT_PRESENT:
+        return f->a < t->n_txns;
+    case IP_FACT_WRITES:
+        return f->a < t->n_txns && f->b < t->n_keys &&
+               ip_write_event(t, f->a, f->b) != IP_NONE;
+    case IP_FACT_INSIDE:
+        return f->a < t->n_txns && relaxed;
+    case IP_FACT_READS:
+    case IP_FACT_CHOOSES:
+        return f->a < t->n_events && t->events[f->a].kind == IP_READ &&
+               (f->kind == IP_FACT_READS || relaxed) &&
+               candidate_of(e, f->a, f->b) != IP_NONE;
+    }
+    return false;
+}
+
 /* The literal of one fact, or NULL for a fact the formula cannot state. */
 static Z3_ast fact_literal(ip_encoder *e, const ip_fact *f)
 {
+    if (!ip_encoder_can_state(e, f))
+        return NULL;
     const ip_trace *t = e->tr;
     switch ((ip_fact_kind)f->kind) {
     case IP_FACT_PRESENT:
-        return f->a < t->n_txns ? enc_txn_present(e, f->a) : NULL;
+        return enc_txn_present(e, f->a);
     case IP_FACT_WRITES:
-        if (f->a >= t->n_txns || f->b >= t->n_keys ||
-            ip_write_event(t, f->a, f->b) == IP_NONE)
-            return NULL;
         return enc_write_exists(e, f->a, f->b);
     case IP_FACT_INSIDE:
-        return f->a < t->n_txns && e->opts.boundary == IP_BOUNDARY_RELAXED
-                   ? enc_in_boundary(e, f->a) : NULL;
+        return enc_in_boundary(e, f->a);
     case IP_FACT_READS:
+        return lit_and2(e, enc_read_kept(e, f->a),
+                        e->cx[candidate_of(e, f->a, f->b)]);
     case IP_FACT_CHOOSES:
-        if (f->a >= t->n_events || t->events[f->a].kind != IP_READ ||
-            (f->kind == IP_FACT_CHOOSES &&
-             e->opts.boundary != IP_BOUNDARY_RELAXED))
-            return NULL;
-        for (uint32_t c = e->cand_first[f->a]; c < e->cand_first[f->a + 1];
-             c++)
-            if (e->cand_txn[c] == f->b)
-                return lit_and2(e, f->kind == IP_FACT_READS
-                                       ? enc_read_kept(e, f->a)
-                                       : enc_in_boundary(e,
-                                                         t->events[f->a].txn),
-                                e->cx[c]);
-        return NULL;
+        return lit_and2(e, enc_in_boundary(e, t->events[f->a].txn),
+                        e->cx[candidate_of(e, f->a, f->b)]);
     }
     return NULL;
 }

@@ -173,6 +173,9 @@ typedef struct ip_predict_opts {
      * "local confirmation").  Set, every candidate is confirmed both ways
      * and a disagreement ends the run as IP_PREDICT_UNCONFIRMED (tests). */
     bool cross_check;
+    /* Triage in windows: each window forbids the instances its
+     * neighbours found (covered.h) unless this is set (tests compare). */
+    bool unshared_covers;
     /* The key families of bug classes in reports (NULL: the digits
      * rule; "Triage" below).  Borrowed. */
     const ip_key_family *key_family;
@@ -374,6 +377,9 @@ typedef struct ip_predict_stats {
     uint32_t confirmed_on_cut;  /* ... and on the trace before the window's
                                    end (representatives, or the context did
                                    not suffice) */
+    uint32_t covers_learned;    /* triage in windows: instances another
+                                   window found, forbidden before they were
+                                   found again (covered.h) */
     double seconds;
 } ip_predict_stats;
 

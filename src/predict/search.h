@@ -36,6 +36,11 @@ typedef struct problem {
                                  changed reads of its class cycle with
                                  their writers (ip_cycle_changed_reads)
                                  instead of blocking its changed reads */
+    /* triage windows (both may be NULL): share gets the cover of each
+     * new instance (facts over tr) once it is forbidden; learn forbids,
+     * before each solve, what other problems shared (covered.h) */
+    bool (*share)(void *ctx, const ip_fact *f, uint32_t n, ip_error *err);
+    bool (*learn)(void *ctx, ip_encoder *enc, ip_error *err);
     ip_predict_stats *stats;  /* counters are added to */
     ip_error *err;
 } problem;

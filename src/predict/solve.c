@@ -178,12 +178,17 @@ static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
     bool ok = cover_facts(pb, p, &cover, &n_cover) &&
               (n_cover ? ip_encoder_forbid(enc, cover, n_cover, pb->err)
                        : block_changed(pb, enc, p));
-    free(cover);
     if (!ok) {
+        free(cover);
         ip_prediction_clear(p);
         return IP_PREDICT_ERROR;
     }
-    switch (pb->accept(pb->ctx, p)) {
+    accept_result r = pb->accept(pb->ctx, p);
+    if ((r == ACCEPT_KEPT || r == ACCEPT_ENOUGH) && n_cover && pb->share &&
+        !pb->share(pb->ctx, cover, n_cover, pb->err))
+        r = ACCEPT_ERROR;
+    free(cover);
+    switch (r) {
     case ACCEPT_KEPT:
     case ACCEPT_KNOWN:
     case ACCEPT_REJECTED: return -1;
@@ -281,6 +286,10 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc)
          * deadline, so only a problem's own limit needs Z3's timeout,
          * which starts a timer thread for every call (a tenth of a
          * window search's time when it makes hundreds of short calls). */
+        if (pb->learn && !pb->learn(pb->ctx, enc, pb->err)) {
+            r = IP_PREDICT_ERROR;
+            break;
+        }
         ip_assignment a = {0};
         ip_solve_result sr = ip_encoder_solve(enc, pb->deadline > 0 ? ms : 0,
                                               &a, pb->err);

@@ -6,6 +6,7 @@
  * triage on the window and its context (local.h) - and the worker
  * threads that solve the windows of a round (predict.h, "Search modes").
  */
+#include "covered.h"
 #include "found.h"
 #include "local.h"
 #include "window.h"
@@ -72,6 +73,10 @@ typedef struct window {
                                  candidate's (cut.cut NULL until then) */
     window_local loc;         /* triage: made at the first candidate too */
     uint32_t n_local, n_cut;  /* confirmations on loc and on cut */
+    covered *shared;          /* triage: the round's instances, or NULL */
+    uint32_t shared_next;     /* the first of them not yet learned */
+    uint32_t *ev_of_op;       /* sub op -> sub event (made when learning) */
+    uint32_t n_learned;
 } window;
 
 /* Observed event of event e of trace `t`, whose txns map to observed ones
@@ -470,6 +475,110 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
     return r;
 }
 
+/* ---- covers shared between windows (covered.h) ------------------------ */
+
+/* problem.share: publish a new instance's cover over observed ids.  A
+ * writer that is txn 0 stands for the state folded before the window,
+ * which names no observed writer: such a cover stays the window's own. */
+static bool share_cover(void *ctx, const ip_fact *f, uint32_t n,
+                        ip_error *err)
+{
+    window *w = ctx;
+    covered_fact *o = malloc(((size_t)n + 1) * sizeof *o);
+    if (!o)
+        return ip_oom(err, "prediction: out of memory");
+    bool stated = true;
+    for (uint32_t i = 0; i < n && stated; i++) {
+        uint32_t r = observed_event(w->rs, w->sub, w->sub_txn, f[i].a);
+        stated = f[i].kind == IP_FACT_READS && r != IP_NONE &&
+                 (f[i].b != IP_INIT_TXN || w->first == 1);
+        o[i] = (covered_fact){.read = r, .writer = w->sub_txn[f[i].b]};
+    }
+    bool ok = !stated || covered_add(w->shared, w->index, o, n) ||
+              ip_oom(err, "prediction: out of memory");
+    free(o);
+    return ok;
+}
+
+/* The window's txn of observed txn x, or IP_NONE (sub_txn ascends). */
+static uint32_t sub_txn_of(const window *w, uint32_t x)
+{
+    if (x == IP_INIT_TXN)
+        return w->first == 1 ? IP_INIT_TXN : IP_NONE;
+    uint32_t lo = 1, hi = w->sub->n_txns;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (w->sub_txn[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->sub->n_txns && w->sub_txn[lo] == x ? lo : IP_NONE;
+}
+
+/* Fact f over observed ids as a READS fact of the window's trace; false
+ * when the window does not hold it. */
+static bool window_fact(const window *w, const covered_fact *f, ip_fact *out)
+{
+    const ip_trace *obs = w->rs->obs, *sub = w->sub;
+    uint32_t op = obs->events[f->read].op;
+    if (op == IP_NONE)
+        return false;
+    uint32_t ox = obs->ops[op].txn, x = sub_txn_of(w, ox);
+    uint32_t b = sub_txn_of(w, f->writer);
+    if (x == IP_NONE || x == IP_INIT_TXN || b == IP_NONE)
+        return false;
+    uint32_t e = w->ev_of_op[sub->txns[x].op_first +
+                             (op - obs->txns[ox].op_first)];
+    *out = (ip_fact){.kind = IP_FACT_READS, .a = e, .b = b};
+    return e != IP_NONE;
+}
+
+static bool make_ev_of_op(window *w)
+{
+    const ip_trace *t = w->sub;
+    w->ev_of_op = malloc(((size_t)t->n_ops + 1) * sizeof *w->ev_of_op);
+    if (!w->ev_of_op)
+        return false;
+    for (uint32_t o = 0; o < t->n_ops; o++)
+        w->ev_of_op[o] = IP_NONE;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        if (t->events[e].op != IP_NONE)
+            w->ev_of_op[t->events[e].op] = e;
+    return true;
+}
+
+/* problem.learn: forbid the covers other windows published since the last
+ * call, those whose facts all hold in this window's formula. */
+static bool learn_covers(void *ctx, ip_encoder *enc, ip_error *err)
+{
+    window *w = ctx;
+    covered_fact *f;
+    uint32_t *start, n;
+    if ((!w->ev_of_op && !make_ev_of_op(w)) ||
+        !covered_since(w->shared, w->index, &w->shared_next, &f, &start,
+                       &n))
+        return ip_oom(err, "prediction: out of memory");
+    ip_fact *g = NULL;
+    bool ok = true;
+    if (n > 0 && !(g = malloc((size_t)start[n] * sizeof *g)))
+        ok = ip_oom(err, "prediction: out of memory");
+    for (uint32_t i = 0; ok && i < n; i++) {
+        uint32_t k = 0, m = start[i + 1] - start[i];
+        while (k < m && window_fact(w, &f[start[i] + k], &g[k]) &&
+               ip_encoder_can_state(enc, &g[k]))
+            k++;
+        if (k == m) {
+            ok = ip_encoder_forbid(enc, g, m, err);
+            w->n_learned++;
+        }
+    }
+    free(g);
+    free(f);
+    free(start);
+    return ok;
+}
+
 static bool window_open(window *w, ip_error *err)
 {
     const run_state *rs = w->rs;
@@ -498,12 +607,14 @@ static void window_close(window *w)
     ip_trace_free(w->sub);
     free(w->sub_txn);
     free(w->sub_pos);
+    free(w->ev_of_op);
 }
 
 /* ---- a round: the windows of this shard, on worker threads ---------------- */
 
 typedef struct round_state {
     run_state *rs;
+    covered *shared;          /* triage: the instances found this round */
     uint32_t size, stride, count, staleness, changes;
     double window_seconds;
     uint32_t *todo, n_todo;   /* the windows of this pass */
@@ -558,7 +669,8 @@ static void round_progress(round_state *rd, bool final)
 static void solve_window(round_state *rd, uint32_t j)
 {
     run_state *rs = rd->rs;
-    window w = {.rs = rs, .index = j, .first = 1 + j * rd->stride};
+    window w = {.rs = rs, .index = j, .first = 1 + j * rd->stride,
+                .shared = rd->shared};
     w.end = w.first + rd->size > rs->n_order + 1 ? rs->n_order + 1
                                                   : w.first + rd->size;
     ip_error err = {0};
@@ -569,6 +681,10 @@ static void solve_window(round_state *rd, uint32_t j)
                       .start = rs->start, .accept = window_accept, .ctx = &w,
                       .cover = rs->opts->triage != NULL, .stats = &st,
                       .err = &err};
+        if (rd->shared) {
+            pb.share = share_cover;
+            pb.learn = learn_covers;
+        }
         pb.eo = (ip_encode_opts){.model = rs->opts->model,
                                  .boundary = rs->opts->boundary,
                                  .encoding = rs->opts->encoding,
@@ -589,6 +705,7 @@ static void solve_window(round_state *rd, uint32_t j)
     rs->stats->refuted_illegal += st.refuted_illegal;
     rs->stats->confirmed_locally += w.n_local;
     rs->stats->confirmed_on_cut += w.n_cut;
+    rs->stats->covers_learned += w.n_learned;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
     bool gave_up = r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g);
@@ -698,9 +815,14 @@ ip_predict_result run_round(run_state *rs, const ip_search_round *b,
     out->changes = b->changes;
     rd.todo = malloc(sizeof *rd.todo * rd.count);
     rd.again = malloc(sizeof *rd.again * rd.count);
-    if (!rd.todo || !rd.again) {
+    bool share = rs->opts->triage && rd.count > 1 &&
+                 !rs->opts->unshared_covers;
+    if (share)
+        rd.shared = covered_new();
+    if (!rd.todo || !rd.again || (share && !rd.shared)) {
         free(rd.todo);
         free(rd.again);
+        covered_free(rd.shared);
         ip_oom(rs->err, "prediction: out of memory");
         return IP_PREDICT_ERROR;
     }
@@ -716,6 +838,7 @@ ip_predict_result run_round(run_state *rs, const ip_search_round *b,
         run_pass(&rd, jobs);
     free(rd.todo);
     free(rd.again);
+    covered_free(rd.shared);
     pthread_mutex_lock(&rs->lock);
     round_progress(&rd, true);
     ip_predict_result f = rs->failure;

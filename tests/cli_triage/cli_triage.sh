@@ -12,13 +12,20 @@ work_dir cli_triage
 # Every representative of report $1 (a JSON file): valid under $2,
 # unserializable, legal (verify), and naming the class it represents.
 recheck_reps() {
-    local report=$1 model=$2 n i file sig
+    local report=$1 model=$2 n i file sig made=0 limited
     n=$(jq '.classes | length' "$report")
     [ "$n" -ge 1 ] || fail "$report has no class"
+    limited=$(jq '.search.stopped == "time limit"' "$report")
     for ((i = 0; i < n; i++)); do
         file=$(jq -r ".classes[$i].representative" "$report")
         sig=$(jq -r ".classes[$i].signature" "$report")
+        # a class found too near the time limit to make its
+        # representative in time has none (null), and only then
+        if [ "$file" = null ] && [ "$limited" = true ]; then
+            continue
+        fi
         [ -f "$file" ] || { fail "class $i: no file $file"; continue; }
+        made=$((made + 1))
         "$BIN" check --level "$model" "$file" >/dev/null 2>&1 ||
             fail "$file is not $model"
         "$BIN" check --level ser "$file" >/dev/null 2>&1
@@ -32,6 +39,7 @@ recheck_reps() {
           "$(jq '[.sessions[].transactions[] | select(.status != "aborted")] | length' "$file")" ] ||
             fail "class $i: representative size differs from its file"
     done
+    [ "$made" -ge 1 ] || fail "$report: no representative at all"
 }
 
 # The (signature, instances) pairs of a report, sorted.
@@ -120,7 +128,11 @@ family)
 merge)
     record smallbank 4 15 3 t.json
     opts=(--quiet --search bounded --window 8 --staleness 2 --jobs 1)
-    expect 1 "$BIN" triage "${opts[@]}" --json --out all t.json
+    # shards never share a window's instances with its neighbours (those
+    # are in the other shard), so the run they add up to is one whose
+    # windows do not either
+    expect 1 "$BIN" triage "${opts[@]}" --independent-windows --json \
+        --out all t.json
     cp out all.json
     expect 1 "$BIN" triage "${opts[@]}" --shard 1/2 --out s1 t.json
     expect 1 "$BIN" triage "${opts[@]}" --shard 2/2 --out s2 t.json
@@ -194,7 +206,10 @@ changes)
     contains err "need --search bounded"
     ;;
 timeout)
-    record smallbank 10 100 1 big.json
+    # 2,000 transactions: the windows of 10x100 are all searched in about
+    # 5 s now that windows share their covers, and this case is about a
+    # run the limit ends
+    record smallbank 20 100 1 big.json
     start=$(date +%s.%N)
     # small windows and a change bound: each window's quarter-second share
     # must be enough for a first instance in a sanitizer build beside
