@@ -380,6 +380,10 @@ typedef struct ip_predict_stats {
     uint32_t covers_learned;    /* triage in windows: instances another
                                    window found, forbidden before they were
                                    found again (covered.h) */
+    uint32_t replayed;          /* triage's later passes: constraints an
+                                   earlier pass over the window learned,
+                                   added again instead of found again
+                                   (learned.h) */
     double seconds;
 } ip_predict_stats;
 

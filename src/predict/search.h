@@ -13,6 +13,7 @@
 
 #include "confirm.h"
 #include "guard.h"
+#include "learned.h"
 
 typedef enum {
     ACCEPT_KEPT,              /* kept: block it and look for more */
@@ -41,6 +42,10 @@ typedef struct problem {
      * before each solve, what other problems shared (covered.h) */
     bool (*share)(void *ctx, const ip_fact *f, uint32_t n, ip_error *err);
     bool (*learn)(void *ctx, ip_encoder *enc, ip_error *err);
+    /* triage's passes (may be NULL): every constraint the loop adds is
+     * recorded here, and what an earlier pass recorded is replayed before
+     * the first solve (learned.h) */
+    learned *memo;
     ip_predict_stats *stats;  /* counters are added to */
     ip_error *err;
 } problem;

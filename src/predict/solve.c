@@ -48,6 +48,15 @@ static bool same_assignment(const ip_trace *t, const ip_assignment *a,
            !memcmp(a->writer, b->writer, t->n_events * sizeof *a->writer);
 }
 
+/* ip_encoder_forbid, recorded for later passes (learned.h). */
+static bool forbid(problem *pb, ip_encoder *enc, const ip_fact *f,
+                   uint32_t n)
+{
+    return ip_encoder_forbid(enc, f, n, pb->err) &&
+           (!pb->memo || learned_forbid(pb->memo, f, n) ||
+            ip_oom(pb->err, "prediction: out of memory"));
+}
+
 /* Refute the serial order the ser checker found for p's history. */
 static bool refute_order(problem *pb, ip_encoder *enc, const ip_prediction *p)
 {
@@ -57,7 +66,9 @@ static bool refute_order(problem *pb, ip_encoder *enc, const ip_prediction *p)
         return ip_oom(pb->err, "prediction: out of memory");
     for (uint32_t i = 0; i < v->n_order; i++)
         order[i] = p->map.obs_txn[v->order[i]];
-    bool ok = ip_encoder_refute_order(enc, order, v->n_order, pb->err);
+    bool ok = ip_encoder_refute_order(enc, order, v->n_order, pb->err) &&
+              (!pb->memo || learned_order(pb->memo, order, v->n_order) ||
+               ip_oom(pb->err, "prediction: out of memory"));
     free(order);
     pb->stats->refuted_orders++;
     return ok;
@@ -85,7 +96,7 @@ static bool forbid_violation(problem *pb, ip_encoder *enc,
     bool ok = ip_violation_facts(pb->tr, p, pb->eo.model,
                                  &p->model_verdict.cycles[0], &f, &n,
                                  pb->err) &&
-              ip_encoder_forbid(enc, f, n, pb->err);
+              forbid(pb, enc, f, n);
     free(f);
     pb->stats->refuted_cycles++;
     return ok;
@@ -108,7 +119,7 @@ static bool forbid_hb_cycle(problem *pb, ip_encoder *enc,
                    : (ip_fact){.kind = IP_FACT_CHOOSES, .a = s->read,
                                .b = s->from};
     }
-    bool ok = ip_encoder_forbid(enc, f, l->n_cycle, pb->err);
+    bool ok = forbid(pb, enc, f, l->n_cycle);
     free(f);
     pb->stats->refuted_illegal++;
     return ok;
@@ -123,7 +134,9 @@ static bool block_changed(problem *pb, ip_encoder *enc,
         return ip_oom(pb->err, "prediction: out of memory");
     for (uint32_t i = 0; i < p->n_changed; i++)
         ev[i] = p->changed[i].event;
-    bool ok = ip_encoder_block(enc, ev, p->n_changed, pb->err);
+    bool ok = ip_encoder_block(enc, ev, p->n_changed, pb->err) &&
+              (!pb->memo || learned_block(pb->memo, ev, p->n_changed) ||
+               ip_oom(pb->err, "prediction: out of memory"));
     free(ev);
     return ok;
 }
@@ -176,7 +189,7 @@ static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
     ip_fact *cover;
     uint32_t n_cover;
     bool ok = cover_facts(pb, p, &cover, &n_cover) &&
-              (n_cover ? ip_encoder_forbid(enc, cover, n_cover, pb->err)
+              (n_cover ? forbid(pb, enc, cover, n_cover)
                        : block_changed(pb, enc, p));
     if (!ok) {
         free(cover);
@@ -379,8 +392,12 @@ ip_predict_result solve_problem(problem *pb)
              "writers (%u pruned), %llu literals, generated in %.2fs",
              es->txns, es->free_reads, es->candidates, es->pruned,
              (unsigned long long)es->literals, es->gen_seconds);
-    ip_predict_result r = use_observed_order(pb, enc) ? solve_loop(pb, enc)
-                                                      : IP_PREDICT_ERROR;
+    uint32_t replayed = 0;
+    ip_predict_result r = use_observed_order(pb, enc) &&
+                                  learned_replay(pb->memo, enc, &replayed,
+                                                 pb->err)
+                              ? solve_loop(pb, enc) : IP_PREDICT_ERROR;
+    pb->stats->replayed += replayed;
     if (r == IP_PREDICT_ERROR && guard_stopped(pb->g))
         r = IP_PREDICT_UNKNOWN;
     guard_unregister(pb->g, enc);

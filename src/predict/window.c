@@ -615,6 +615,8 @@ static void window_close(window *w)
 typedef struct round_state {
     run_state *rs;
     covered *shared;          /* triage: the instances found this round */
+    learned **memo;           /* triage's passes: per window, what its
+                                 earlier passes learned (learned.h) */
     uint32_t size, stride, count, staleness, changes;
     double window_seconds;
     uint32_t *todo, n_todo;   /* the windows of this pass */
@@ -685,6 +687,10 @@ static void solve_window(round_state *rd, uint32_t j)
             pb.share = share_cover;
             pb.learn = learn_covers;
         }
+        if (rd->memo && !rd->memo[j] && !(rd->memo[j] = learned_new()))
+            ip_oom(&err, "prediction: out of memory");
+        else if (rd->memo)
+            pb.memo = rd->memo[j];
         pb.eo = (ip_encode_opts){.model = rs->opts->model,
                                  .boundary = rs->opts->boundary,
                                  .encoding = rs->opts->encoding,
@@ -694,9 +700,14 @@ static void solve_window(round_state *rd, uint32_t j)
                                  .lazy_weak = rs->lazy_windows};
         if (rd->window_seconds > 0)
             pb.deadline = ip_now() + rd->window_seconds;
-        r = solve_problem(&pb);
+        if (!rd->memo || pb.memo)
+            r = solve_problem(&pb);
     }
     window_close(&w);
+    if (rd->memo && r != IP_PREDICT_UNKNOWN) {
+        learned_free(rd->memo[j]);       /* searched: no later pass */
+        rd->memo[j] = NULL;
+    }
     pthread_mutex_lock(&rs->lock);
     rs->stats->solver_calls += st.solver_calls;
     rs->stats->refuted_orders += st.refuted_orders;
@@ -706,6 +717,7 @@ static void solve_window(round_state *rd, uint32_t j)
     rs->stats->confirmed_locally += w.n_local;
     rs->stats->confirmed_on_cut += w.n_cut;
     rs->stats->covers_learned += w.n_learned;
+    rs->stats->replayed += st.replayed;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
     bool gave_up = r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g);
@@ -787,7 +799,9 @@ static bool another_pass(round_state *rd, unsigned jobs)
         rs->failure != IP_PREDICT_NONE)
         return false;
     double share = fair_share(rs, rd->n_again, jobs);
-    if (share <= 0 || share < 1.5 * rd->window_seconds)
+    /* a window resumes where it gave up (learned.h): any share moves it
+     * on; without that only a longer one could */
+    if (share <= 0 || (!rd->memo && share < 1.5 * rd->window_seconds))
         return false;
     uint32_t *t = rd->todo;
     rd->todo = rd->again;
@@ -819,9 +833,14 @@ ip_predict_result run_round(run_state *rs, const ip_search_round *b,
                  !rs->opts->unshared_covers;
     if (share)
         rd.shared = covered_new();
-    if (!rd.todo || !rd.again || (share && !rd.shared)) {
+    bool memo = window_seconds < 0;      /* passes: windows resume */
+    if (memo)
+        rd.memo = calloc(rd.count, sizeof *rd.memo);
+    if (!rd.todo || !rd.again || (share && !rd.shared) ||
+        (memo && !rd.memo)) {
         free(rd.todo);
         free(rd.again);
+        free(rd.memo);
         covered_free(rd.shared);
         ip_oom(rs->err, "prediction: out of memory");
         return IP_PREDICT_ERROR;
@@ -839,6 +858,9 @@ ip_predict_result run_round(run_state *rs, const ip_search_round *b,
     free(rd.todo);
     free(rd.again);
     covered_free(rd.shared);
+    for (uint32_t j = 0; rd.memo && j < rd.count; j++)
+        learned_free(rd.memo[j]);
+    free(rd.memo);
     pthread_mutex_lock(&rs->lock);
     round_progress(&rd, true);
     ip_predict_result f = rs->failure;

@@ -11,6 +11,7 @@
  */
 #include "suites.h"
 #include "covered.h"
+#include "learned.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -667,6 +668,159 @@ static void test_shared_covers(void)
     CU_ASSERT_TRUE(learned > 0);
 }
 
+/* ---- what a window's pass learned, replayed (learned.h) ---------------- */
+
+/* Search an encoder of `file` to the end, adding after each model one of
+ * the three kinds of constraint a window records (a block, a forbid, a
+ * refuted order), recorded in l.  Returns the models found (-1: the cap
+ * was reached first). */
+static int search_recording(const ip_trace *obs, const ip_encode_opts *o,
+                            learned *l, uint32_t *recorded)
+{
+    ip_error err = {0};
+    ip_encoder *e = ip_encoder_new(obs, o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    uint32_t *order = malloc(sizeof *order * obs->n_txns);
+    uint32_t *ev = malloc(sizeof *ev * (obs->n_events + 1));
+    ip_fact *f = malloc(sizeof *f * (obs->n_events + 1));
+    CU_ASSERT_TRUE_FATAL(order && ev && f);
+    for (uint32_t x = 1; x < obs->n_txns; x++)
+        order[x - 1] = obs->n_txns - x;        /* not a serial order */
+    int models = 0;
+    *recorded = 0;
+    for (; models < 300; models++) {
+        ip_assignment a = {0};
+        ip_solve_result r = ip_encoder_solve(e, 0, &a, &err);
+        CU_ASSERT_NOT_EQUAL_FATAL(r, IP_SOLVE_ERROR);
+        if (r != IP_SOLVE_SAT)
+            break;
+        uint32_t n = 0;
+        for (uint32_t v = 0; v < obs->n_events; v++)
+            if (obs->events[v].kind == IP_READ && a.writer[v] != IP_NONE &&
+                a.writer[v] != obs->events[v].writer) {
+                ev[n] = v;
+                f[n++] = (ip_fact){.kind = IP_FACT_READS, .a = v,
+                                   .b = a.writer[v]};
+            }
+        ip_assignment_free(&a);
+        bool ok;
+        if (models % 3 == 2 && n) {
+            ok = ip_encoder_forbid(e, f, n, &err) && learned_forbid(l, f, n);
+        } else if (models % 3 == 1) {
+            ok = ip_encoder_refute_order(e, order, obs->n_txns - 1, &err) &&
+                 learned_order(l, order, obs->n_txns - 1) &&
+                 ip_encoder_block(e, ev, n, &err) && learned_block(l, ev, n);
+            ++*recorded;
+        } else {
+            ok = ip_encoder_block(e, ev, n, &err) && learned_block(l, ev, n);
+        }
+        ++*recorded;
+        CU_ASSERT_TRUE_FATAL(ok);
+    }
+    free(order);
+    free(ev);
+    free(f);
+    ip_encoder_free(e);
+    return models < 300 ? models : -1;
+}
+
+/* The models of e, enumerated by blocking each one's changed reads (not
+ * recorded); -1 past the cap. */
+static int count_models(const ip_trace *obs, ip_encoder *e)
+{
+    ip_error err = {0};
+    uint32_t *ev = malloc(sizeof *ev * (obs->n_events + 1));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    int models = 0;
+    for (; models < 300; models++) {
+        ip_assignment a = {0};
+        ip_solve_result r = ip_encoder_solve(e, 0, &a, &err);
+        if (r != IP_SOLVE_SAT) {
+            CU_ASSERT_EQUAL(r, IP_SOLVE_UNSAT);
+            break;
+        }
+        uint32_t n = 0;
+        for (uint32_t v = 0; v < obs->n_events; v++)
+            if (obs->events[v].kind == IP_READ && a.writer[v] != IP_NONE &&
+                a.writer[v] != obs->events[v].writer)
+                ev[n++] = v;
+        ip_assignment_free(&a);
+        CU_ASSERT_TRUE_FATAL(ip_encoder_block(e, ev, n, &err));
+    }
+    free(ev);
+    return models < 300 ? models : -1;
+}
+
+/* A refuted order replayed removes what refuting it directly removes
+ * (and it removes something: else the case proves nothing). */
+static void replayed_order(const ip_trace *obs, const ip_encode_opts *o)
+{
+    ip_error err = {0};
+    uint32_t n = obs->n_txns - 1;
+    uint32_t *order = malloc(sizeof *order * (n + 1));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(order);
+    for (uint32_t x = 1; x < obs->n_txns; x++)
+        order[x - 1] = x;                     /* sessions one after another */
+    ip_encoder *plain = ip_encoder_new(obs, o, &err);
+    ip_encoder *direct = ip_encoder_new(obs, o, &err);
+    ip_encoder *replay = ip_encoder_new(obs, o, &err);
+    learned *l = learned_new();
+    CU_ASSERT_TRUE_FATAL(plain && direct && replay && l);
+    uint32_t k = 0;
+    CU_ASSERT_TRUE(ip_encoder_refute_order(direct, order, n, &err));
+    CU_ASSERT_TRUE(learned_order(l, order, n));
+    CU_ASSERT_TRUE(learned_replay(l, replay, &k, &err) && k == 1);
+    int all = count_models(obs, plain), left = count_models(obs, direct);
+    CU_ASSERT_TRUE(all > left && left >= 0);
+    CU_ASSERT_EQUAL(count_models(obs, replay), left);
+    ip_encoder_free(plain);
+    ip_encoder_free(direct);
+    ip_encoder_free(replay);
+    learned_free(l);
+    free(order);
+}
+
+/* A new encoder given what another learned is where that one ended: no
+ * model left; given nothing, it finds one. */
+static void test_learned_replay(void)
+{
+    static const char *const files[] = {"write-skew.json", "smallbank.json",
+                                        "deposit.json"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        ip_trace *obs = load_trace(IP_TRACES, files[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+        ip_encode_opts o = {.model = IP_LVL_CAUSAL,
+                            .boundary = IP_BOUNDARY_RELAXED,
+                            .encoding = IP_ENC_APPROX};
+        learned *l = learned_new();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+        uint32_t recorded;
+        int models = search_recording(obs, &o, l, &recorded);
+        CU_ASSERT_TRUE(models > 1);
+        ip_error err = {0};
+        ip_encoder *e = ip_encoder_new(obs, &o, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        uint32_t n = 0;
+        CU_ASSERT_TRUE(learned_replay(l, e, &n, &err));
+        CU_ASSERT_EQUAL(n, recorded);
+        ip_assignment a = {0};
+        CU_ASSERT_EQUAL(ip_encoder_solve(e, 0, &a, &err), IP_SOLVE_UNSAT);
+        ip_assignment_free(&a);
+        ip_encoder_free(e);
+        /* nothing recorded: nothing replayed, a model is found */
+        learned *none = learned_new();
+        e = ip_encoder_new(obs, &o, &err);
+        CU_ASSERT_TRUE(learned_replay(none, e, &n, &err) && n == 0);
+        CU_ASSERT_EQUAL(ip_encoder_solve(e, 0, &a, &err), IP_SOLVE_SAT);
+        ip_assignment_free(&a);
+        ip_encoder_free(e);
+        learned_free(none);
+        learned_free(l);
+        replayed_order(obs, &o);
+        ip_trace_free(obs);
+    }
+}
+
 void add_triage_suite(void)
 {
     CU_pSuite s = CU_add_suite("triage", NULL, NULL);
@@ -681,4 +835,6 @@ void add_triage_suite(void)
                 test_against_enumeration);
     CU_add_test(s, "the shared list of covers", test_covered_list);
     CU_add_test(s, "windows share their covers", test_shared_covers);
+    CU_add_test(s, "a later pass replays what a window learned",
+                test_learned_replay);
 }
