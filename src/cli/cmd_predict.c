@@ -4,6 +4,7 @@
  * it, and write each prediction as a trace file (plus .dot with --dot).
  */
 #include "search_opts.h"
+#include "report.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -3,6 +3,7 @@
  * predicted-history file (TRACE_FORMAT.md).  Names, never indices: the
  * file must make sense to someone holding only the file.
  */
+#include "report.h"
 #include "formats.h"
 #include "predict.h"
 

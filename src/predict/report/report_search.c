@@ -1,4 +1,5 @@
 /* report_search.c - what a search covered, in words and as JSON. */
+#include "report.h"
 #include "predict.h"
 
 #include <cjson/cJSON.h>
