@@ -31,8 +31,9 @@ RANKS = {
     "validate/strong": 4,             # ser, si
     "validate": 5,                    # ip_check and its outputs
     "encode": 6,
-    "predict": 7,
-    "cli": 8,
+    "predict": 7,                     # the search
+    "predict/report": 8,              # text, JSON, DOT, HTML, drawings
+    "cli": 9,
 }
 
 args = sys.argv[1:]

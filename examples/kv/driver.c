@@ -249,14 +249,15 @@ static cJSON *workload_json(const kv_workload *w)
 
 static cJSON *invariants_json(const kv_report *r)
 {
-    cJSON *o = cJSON_CreateObject(), *v = cJSON_CreateArray();
-    bool ok = o && v && cJSON_AddNumberToObject(o, "checked", r->checked) &&
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && cJSON_AddNumberToObject(o, "checked", r->checked) &&
               cJSON_AddNumberToObject(o, "violated", r->violated);
+    cJSON *v = ok ? cJSON_AddArrayToObject(o, "messages") : NULL;
+    ok = v != NULL;
     for (uint32_t i = 0; ok && i < r->violated && i < KV_MAX_REPORTED; i++)
-        ok = cJSON_AddItemToArray(v, cJSON_CreateString(r->msg[i]));
-    if (ok && cJSON_AddItemToObject(o, "messages", v))
+        ok = ip_cjson_append(v, cJSON_CreateString(r->msg[i]));
+    if (ok)
         return o;
-    cJSON_Delete(v);
     cJSON_Delete(o);
     return NULL;
 }
@@ -264,14 +265,13 @@ static cJSON *invariants_json(const kv_report *r)
 static cJSON *replay_json(const kv_store *st, const args *a)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON *divs = kv_store_divergences_json(st);
-    bool ok = o && divs &&
+    bool ok = o &&
               cJSON_AddStringToObject(o, "predicted", a->replay) &&
               cJSON_AddStringToObject(o, "model", kv_model_name(st->model)) &&
-              cJSON_AddBoolToObject(o, "diverged", st->n_divs > 0);
-    if (ok && cJSON_AddItemToObject(o, "divergences", divs))
+              cJSON_AddBoolToObject(o, "diverged", st->n_divs > 0) &&
+              ip_cjson_attach(o, "divergences", kv_store_divergences_json(st));
+    if (ok)
         return o;
-    cJSON_Delete(divs);
     cJSON_Delete(o);
     return NULL;
 }
@@ -280,14 +280,13 @@ static cJSON *replay_json(const kv_store *st, const args *a)
  * (the field the trace format keeps for other tools' data). */
 static cJSON *store_json(const kv_pg_result *pg, const args *a)
 {
-    cJSON *meta = cJSON_CreateObject(), *o = cJSON_CreateObject();
-    if (meta && o && cJSON_AddStringToObject(o, "backend", "postgres") &&
+    cJSON *meta = cJSON_CreateObject();
+    cJSON *o = meta ? cJSON_AddObjectToObject(meta, "store") : NULL;
+    if (o && cJSON_AddStringToObject(o, "backend", "postgres") &&
         cJSON_AddStringToObject(o, "isolation", kv_pg_level_name(a->level)) &&
         cJSON_AddStringToObject(o, "server_version", pg->server_version) &&
-        cJSON_AddNumberToObject(o, "retries", pg->retries) &&
-        cJSON_AddItemToObject(meta, "store", o))
+        cJSON_AddNumberToObject(o, "retries", pg->retries))
         return meta;
-    cJSON_Delete(o);
     cJSON_Delete(meta);
     return NULL;
 }
@@ -307,15 +306,14 @@ static bool write_record(const kv_store *st, const kv_pg_result *pg,
     cJSON *root = ip_trace_to_cjson(pg ? pg->trace : t);
     ip_trace_free(t);
     bool ok = root &&
-              cJSON_AddItemToObject(root, "workload", workload_json(&a->w)) &&
-              cJSON_AddItemToObject(root, "invariants", invariants_json(rep));
+              ip_cjson_attach(root, "workload", workload_json(&a->w)) &&
+              ip_cjson_attach(root, "invariants", invariants_json(rep));
     if (ok && pg)
-        ok = cJSON_AddItemToObject(root, "meta", store_json(pg, a));
+        ok = ip_cjson_attach(root, "meta", store_json(pg, a));
     else if (ok)
-        ok = cJSON_AddItemToObject(root, "schedule",
-                                   kv_store_schedule_json(st));
+        ok = ip_cjson_attach(root, "schedule", kv_store_schedule_json(st));
     if (ok && st && st->plan)
-        ok = cJSON_AddItemToObject(root, "replay", replay_json(st, a));
+        ok = ip_cjson_attach(root, "replay", replay_json(st, a));
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     ok = text && fputs(text, out) >= 0 && fputc('\n', out) != EOF;

@@ -97,7 +97,7 @@ void *kv_store_schedule_json(const kv_store *st)
     for (uint32_t t = 1; arr && t < st->n_txns; t++) {
         char name[48];
         kv_txn_name(st->txns[t].session, st->txns[t].index, name, sizeof name);
-        if (!cJSON_AddItemToArray(arr, cJSON_CreateString(name))) {
+        if (!ip_cjson_append(arr, cJSON_CreateString(name))) {
             cJSON_Delete(arr);
             return NULL;
         }
@@ -188,7 +188,7 @@ void *kv_store_divergences_json(const kv_store *st)
 {
     cJSON *arr = cJSON_CreateArray();
     for (uint32_t i = 0; arr && i < st->n_divs; i++) {
-        if (!cJSON_AddItemToArray(arr, div_json(st, &st->divs[i]))) {
+        if (!ip_cjson_append(arr, div_json(st, &st->divs[i]))) {
             cJSON_Delete(arr);
             return NULL;
         }

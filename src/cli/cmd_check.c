@@ -5,7 +5,7 @@
  * Traces are read leniently so that anomalies are reported, not rejected.
  */
 #include "cli.h"
-#include "predict.h"
+#include "report.h"
 #include "validate.h"
 
 #include <cjson/cJSON.h>

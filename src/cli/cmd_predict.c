@@ -4,6 +4,7 @@
  * it, and write each prediction as a trace file (plus .dot with --dot).
  */
 #include "search_opts.h"
+#include "report.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -415,13 +416,11 @@ static bool print_json(const predict_args *a, ip_predict_result r,
                                       ip_encoding_name(a->opts.encoding)) &&
               cJSON_AddStringToObject(root, "result", cli_result_name(r)) &&
               (!error || cJSON_AddStringToObject(root, "error", error));
-    cJSON *search = ok ? ip_search_to_cjson(&st->search) : NULL;
-    ok = search && cJSON_AddItemToObject(root, "search", search);
-    if (search && !ok)
-        cJSON_Delete(search);
-    for (uint32_t i = 0; ok && i < n; i++)
-        if ((ok = cJSON_AddItemToArray(preds, e[i].info)))
-            e[i].info = NULL;             /* the report owns it now */
+    ok = ok && ip_cjson_attach(root, "search", ip_search_to_cjson(&st->search));
+    for (uint32_t i = 0; ok && i < n; i++) {
+        ok = ip_cjson_append(preds, e[i].info);
+        e[i].info = NULL;         /* the report owns it now, or it is freed */
+    }
     ok = ok && add_stats(sj, st);
     char *text = ok ? cJSON_Print(root) : NULL;
     if (text)

@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "predict.h"
+#include "report.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>

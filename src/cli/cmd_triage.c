@@ -239,7 +239,7 @@ static cJSON *class_json(const ip_triage *tg, uint32_t i, const char *file)
     for (uint32_t k = 0; ok && k < n; k++) {
         char hex[20];
         snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fp[k]);
-        ok = cJSON_AddItemToArray(ids, cJSON_CreateString(hex));
+        ok = ip_cjson_append(ids, cJSON_CreateString(hex));
     }
     free(fp);
     if (ok)
@@ -256,8 +256,7 @@ static cJSON *run_json(const triage_args *a, const char *trace,
     const ip_predict_opts *o = &a->search.opts;
     cJSON *root = cJSON_CreateObject();
     cJSON *classes = root ? cJSON_AddArrayToObject(root, "classes") : NULL;
-    cJSON *search = ip_search_to_cjson(&st->search);
-    bool ok = classes && search &&
+    bool ok = classes &&
               cJSON_AddStringToObject(root, "trace", trace) &&
               cJSON_AddStringToObject(root, "model", ip_level_name(o->model)) &&
               cJSON_AddStringToObject(root, "boundary",
@@ -272,10 +271,7 @@ static cJSON *run_json(const triage_args *a, const char *trace,
                                       ip_triage_instances(tg)) &&
               cJSON_AddNumberToObject(root, "seconds", st->seconds) &&
               cJSON_AddNumberToObject(root, "solver_calls", st->solver_calls);
-    if (ok && !(ok = cJSON_AddItemToObject(root, "search", search)))
-        cJSON_Delete(search);
-    else if (!ok)
-        cJSON_Delete(search);
+    ok = ok && ip_cjson_attach(root, "search", ip_search_to_cjson(&st->search));
     uint32_t n = ip_triage_count(tg);
     uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
     ok = ok && order;
@@ -283,10 +279,9 @@ static cJSON *run_json(const triage_args *a, const char *trace,
         ip_triage_order(tg, order);
     for (uint32_t i = 0; ok && i < n; i++) {
         uint32_t c = order[i];
-        cJSON *cj = class_json(tg, c, c < rf->cap ? rf->path[c] : NULL);
-        ok = cj && cJSON_AddItemToArray(classes, cj);
-        if (!ok)
-            cJSON_Delete(cj);
+        ok = ip_cjson_append(classes,
+                             class_json(tg, c, c < rf->cap ? rf->path[c]
+                                                           : NULL));
     }
     free(order);
     if (ok)

@@ -369,15 +369,6 @@ static void print_human(const ip_trace *t, const judgement *j,
         printf("validating trace: %s\n", record);
 }
 
-/* Add item to o as name, or free it: false when either failed. */
-static bool attach(cJSON *o, const char *name, cJSON *item)
-{
-    if (item && cJSON_AddItemToObject(o, name, item))
-        return true;
-    cJSON_Delete(item);
-    return false;
-}
-
 static bool print_json(const ip_trace *t, const judgement *j,
                        const validate_args *a, ip_level model)
 {
@@ -393,18 +384,19 @@ static bool print_json(const ip_trace *t, const judgement *j,
               cJSON_AddNumberToObject(w, "txns", (double)a->w.txns) &&
               cJSON_AddNumberToObject(w, "seed", (double)a->w.seed);
     if (ok)
-        ok = attach(o, "workload", w);
+        ok = ip_cjson_attach(o, "workload", w);
     else
         cJSON_Delete(w);
     ok = ok &&
-         attach(o, "divergences", j->divergences
-                                      ? cJSON_Duplicate(j->divergences, 1)
-                                      : cJSON_CreateArray()) &&
-         attach(o, "invariants", j->invariants
-                                     ? cJSON_Duplicate(j->invariants, 1)
-                                     : cJSON_CreateNull()) &&
-         attach(o, "model_verdict", ip_verdict_to_cjson(t, &j->model)) &&
-         attach(o, "ser_verdict", ip_verdict_to_cjson(t, &j->ser));
+         ip_cjson_attach(o, "divergences",
+                         j->divergences ? cJSON_Duplicate(j->divergences, 1)
+                                        : cJSON_CreateArray()) &&
+         ip_cjson_attach(o, "invariants",
+                         j->invariants ? cJSON_Duplicate(j->invariants, 1)
+                                       : cJSON_CreateNull()) &&
+         ip_cjson_attach(o, "model_verdict",
+                         ip_verdict_to_cjson(t, &j->model)) &&
+         ip_cjson_attach(o, "ser_verdict", ip_verdict_to_cjson(t, &j->ser));
     if (ok)
         ok = a->out ? cJSON_AddStringToObject(o, "validating_trace", a->out) !=
                           NULL

@@ -135,23 +135,23 @@ static bool add_json(cJSON *arr, const char *file, ip_verify_result r,
         ok = cJSON_AddStringToObject(o, r == IP_VERIFY_ILLEGAL ? "rule"
                                                                : "error",
                                      why->msg) != NULL;
-    if (ok && cJSON_AddItemToArray(arr, o))
-        return true;
-    cJSON_Delete(o);
-    return false;
+    if (!ok) {
+        cJSON_Delete(o);
+        return false;
+    }
+    return ip_cjson_append(arr, o);
 }
 
 static int print_json(cJSON *arr, uint32_t legal, int status)
 {
     cJSON *root = cJSON_CreateObject();
-    char *s = NULL;
-    if (root && cJSON_AddNumberToObject(root, "legal", legal) &&
-        cJSON_AddNumberToObject(root, "files", cJSON_GetArraySize(arr)) &&
-        cJSON_AddItemToObject(root, "predictions", arr)) {
-        arr = NULL;
-        s = cJSON_PrintUnformatted(root);
-    }
-    cJSON_Delete(arr);
+    bool ok = root && cJSON_AddNumberToObject(root, "legal", legal) &&
+              cJSON_AddNumberToObject(root, "files", cJSON_GetArraySize(arr));
+    if (ok)
+        ok = ip_cjson_attach(root, "predictions", arr);
+    else
+        cJSON_Delete(arr);
+    char *s = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     if (!s) {
         fprintf(stderr, "isopredict verify: out of memory\n");

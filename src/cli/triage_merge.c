@@ -147,8 +147,7 @@ static bool smaller_rep(const cJSON *x, const cJSON *y)
 
 static bool set_number(cJSON *o, const char *name, double v)
 {
-    cJSON *n = cJSON_CreateNumber(v);
-    return n && cJSON_ReplaceItemInObjectCaseSensitive(o, name, n);
+    return ip_cjson_replace(o, name, cJSON_CreateNumber(v));
 }
 
 /* Class c of another shard into the merged table. */
@@ -156,15 +155,14 @@ static bool merge_class(cJSON *classes, const cJSON *c)
 {
     cJSON *m = find_class(classes, tr_str(c, "signature"));
     if (!m) {
-        cJSON *copy = cJSON_Duplicate(c, true);
-        return copy && cJSON_AddItemToArray(classes, copy);
+        return ip_cjson_append(classes, cJSON_Duplicate(c, true));
     }
     cJSON *ids = cJSON_GetObjectItemCaseSensitive(m, "instance_ids");
     const cJSON *v;
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(c,
                                                            "instance_ids"))
         if (cJSON_IsString(v) && !has_string(ids, v->valuestring) &&
-            !cJSON_AddItemToArray(ids, cJSON_CreateString(v->valuestring)))
+            !ip_cjson_append(ids, cJSON_CreateString(v->valuestring)))
             return false;
     if (!set_number(m, "instances", cJSON_GetArraySize(ids)))
         return false;
@@ -178,10 +176,9 @@ static bool merge_class(cJSON *classes, const cJSON *c)
                                       "representative_changed_reads",
                                       "cycle"};
     for (size_t i = 0; i < sizeof rep / sizeof *rep; i++) {
-        cJSON *dup = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(c,
-                                                                      rep[i]),
-                                     true);
-        if (!dup || !cJSON_ReplaceItemInObjectCaseSensitive(m, rep[i], dup))
+        if (!ip_cjson_replace(m, rep[i], cJSON_Duplicate(
+                                  cJSON_GetObjectItemCaseSensitive(c, rep[i]),
+                                  true)))
             return false;
     }
     return true;
@@ -238,11 +235,11 @@ static bool sort_classes(cJSON *report)
         cJSON_AddItemToArray(sorted, v[i]);
     free(v);
     cJSON_Delete(classes);
-    if (!ok || !cJSON_AddItemToObject(report, "classes", sorted)) {
+    if (!ok) {
         cJSON_Delete(sorted);
         return false;
     }
-    return true;
+    return ip_cjson_attach(report, "classes", sorted);
 }
 
 /* The result of a merged report: found, unknown (a shard stopped
@@ -260,10 +257,9 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
 {
     cJSON *m = cJSON_Duplicate(l->r[first], true);
     cJSON *classes = cJSON_CreateArray();
-    bool ok = m && classes &&
-              cJSON_ReplaceItemInObjectCaseSensitive(m, "classes", classes);
+    bool ok = ip_cjson_replace(m, "classes", classes);
     if (!ok)
-        cJSON_Delete(classes);
+        classes = NULL;                 /* freed */
     ip_search_info si = {0};
     bool have_search = false;
     double seconds = 0, calls = 0;
@@ -290,17 +286,9 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
     const cJSON *c;
     cJSON_ArrayForEach(c, classes)
         instances += tr_num(c, "instances");
-    cJSON *search = ok ? ip_search_to_cjson(&si) : NULL;
-    cJSON *result = ok ? cJSON_CreateString(merged_result(classes, &si))
-                       : NULL;
-    ok = ok && search &&
-         cJSON_ReplaceItemInObjectCaseSensitive(m, "search", search);
-    if (!ok)
-        cJSON_Delete(search);
-    ok = ok && result &&
-         cJSON_ReplaceItemInObjectCaseSensitive(m, "result", result);
-    if (!ok)
-        cJSON_Delete(result);
+    ok = ok && ip_cjson_replace(m, "search", ip_search_to_cjson(&si)) &&
+         ip_cjson_replace(m, "result",
+                          cJSON_CreateString(merged_result(classes, &si)));
     ok = ok && set_number(m, "instances", instances) &&
          set_number(m, "seconds", seconds) &&
          set_number(m, "solver_calls", calls) && sort_classes(m);

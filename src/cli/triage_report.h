@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 #include "search_opts.h"
+#include "report.h"
 
 typedef struct triage_args {
     cli_search search;

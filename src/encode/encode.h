@@ -81,7 +81,7 @@
 
 #include <stdatomic.h>
 #include "trace.h"
-#include "validate.h"
+#include "verdict.h"
 
 typedef enum { IP_BOUNDARY_STRICT = 0, IP_BOUNDARY_RELAXED = 1 } ip_boundary;
 typedef enum {

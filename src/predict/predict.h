@@ -412,32 +412,9 @@ static inline const ip_trace *ip_prediction_base(const ip_trace *obs,
     return p->base ? p->base : obs;
 }
 
-/* The "search" object of the JSON report (cJSON* as void*). */
-void *ip_search_to_cjson(const ip_search_info *s);
-/* Back from that object (a report of another process: triage --merge);
- * skipped borrows its string.  False when it is not one. */
-bool ip_search_from_cjson(const void *j, ip_search_info *s);
-/* One line: "search: exhaustive, complete" or "search: bounded ...". */
-void ip_search_print(const ip_search_info *s, FILE *out);
-
-/* ---- reporting ------------------------------------------------------------ */
-
-/* The "prediction" object of a predicted-history file (TRACE_FORMAT.md),
- * as a cJSON* (void* keeps cJSON out of this header).  `observed_path`
- * names the input; may be NULL. */
-void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
-                               const ip_predict_opts *o,
-                               const char *observed_path);
-
-/* The whole predicted-history file: the trace JSON plus "prediction". */
-void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
-                             const ip_predict_opts *o,
-                             const char *observed_path);
-
-/* Human report of one prediction: changed reads, boundaries, the cycle in
- * words, the commit order, the relaxed assumption. */
-void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
-                         const ip_predict_opts *o, FILE *out);
+/* ---- cycles in words (describe.c, signature.c) ----------------------------
+ * The reports (report/report.h) write predictions and searches as text,
+ * JSON, DOT and HTML; the search itself needs only these. */
 
 /* "t1 -rw(x)-> t2 -wr(y)-> t1" into buf (truncated with "..."). */
 void ip_cycle_describe(const ip_trace *h, const ip_cycle *c, char *buf,
@@ -449,76 +426,6 @@ void ip_cycle_describe(const ip_trace *h, const ip_cycle *c, char *buf,
  * read missed a write of that key that its own write then overwrote or
  * was overwritten by).  Only the cycle's shape is looked at. */
 const char *ip_cycle_anomaly(const ip_cycle *c);
-
-/* The predicted history as DOT: changed wr edges bold orange, the
- * unserializability cycle bold red. */
-bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
-                             FILE *out);
-
-/* ---- pictures and the HTML report (draw.c, report_html.c) ---------------- */
-
-/* A history as SVG (Graphviz, in-process): sessions as lanes of boxes in
- * session order, wr edges, and the highlighted edges.  Histories of more
- * than IP_DRAW_FULL committed transactions keep as boxes only txn 0, the
- * highlighted edges' ends and those marked in `keep`; each run of others
- * in a session is one "N transactions" box.  SVG ids: PREFIX-tN for
- * transaction N, PREFIX-foldN for a fold starting at N, the edge's own id
- * for a highlighted edge.  Returns a
- * malloc'ed "<svg ...>...</svg>" string, or NULL with err set. */
-enum { IP_DRAW_FULL = 50 };
-
-/* One Graphviz context, for all the drawings of a process: Graphviz
- * 2.43's text layout keeps a pointer into a context's font cache after
- * that context is freed, so a second context in one process reads freed
- * memory.  NULL when Graphviz cannot start. */
-typedef struct ip_drawer ip_drawer;
-ip_drawer *ip_drawer_new(void);
-void ip_drawer_free(ip_drawer *dr);
-typedef struct ip_draw_edge {
-    uint32_t from, to;        /* txn ids of d->t */
-    const char *label, *color, *id;   /* NULL: none, black, none */
-    bool dashed;
-    bool loose;               /* no say in the layout's ranks (a cycle's
-                                 back edges would fold the lanes) */
-} ip_draw_edge;
-typedef struct ip_draw {
-    const ip_trace *t;
-    const ip_draw_edge *edges;
-    uint32_t n_edges;
-    const uint8_t *keep;      /* per txn: a box even when folding; NULL */
-    const uint8_t *dropped;   /* per txn: drawn dashed grey; NULL */
-    const char *id_prefix;    /* NULL: "h" */
-} ip_draw;
-char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err);
-
-/* One self-contained HTML page (no network resources; SVG inlined):
- * ip_html_begin writes the head and a table of the run's settings and
- * outcome (`rows`: key, value, key, value, ..., NULL) and returns the
- * page (NULL with err set when out of memory or Graphviz cannot start;
- * make one page per process, see ip_drawer); each
- * ip_html_prediction a section for one prediction - `info` is its
- * "prediction" object (a cJSON *, as in prediction files: changed reads,
- * boundaries, cycle, confirmation), `hist` its history, `obs` the
- * observed trace drawn beside it (NULL: not drawn), `file` where it was
- * written (NULL: not); ip_html_violation a section for a check's
- * violation with its witness cycle; ip_html_end closes the page and frees
- * it (false on a stream error; NULL is allowed).  Each
- * section carries data-* counts (changed reads, cycle edges, drawn boxes)
- * for tests.  False with err set on failure (out of memory, drawing). */
-typedef struct ip_html ip_html;
-ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
-                       ip_error *err);
-bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
-                        const ip_trace *hist, const void *info,
-                        const char *file, ip_error *err);
-bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
-                       ip_error *err);
-/* A heading over the n sections of one bug class that follow (report
- * groups prediction files by class); false on a stream error.  A
- * prediction whose info has a "class" object names it in its section,
- * with its instance count when the object has "instances" (triage). */
-bool ip_html_class(ip_html *page, const char *signature, uint32_t n);
-bool ip_html_end(ip_html *page);
 
 /* ---- triage: the distinct bugs of a run (signature.c, triage.c) ---------
  *

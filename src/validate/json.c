@@ -1,6 +1,7 @@
 /* json.c - the verdict as a cJSON tree (names, not ids, so that it reads
  * on its own next to the trace). */
 #include "validate.h"
+#include "json.h"
 
 #include <cjson/cJSON.h>
 
@@ -12,15 +13,6 @@ static const char *result_name(ip_check_result r)
     case IP_CHECK_UNKNOWN: return "unknown";
     default: return "error";
     }
-}
-
-/* Add item to array, or free it: false when either failed. */
-static bool append(cJSON *array, cJSON *item)
-{
-    if (item && cJSON_AddItemToArray(array, item))
-        return true;
-    cJSON_Delete(item);
-    return false;
 }
 
 /* obj, or NULL (freeing it) when building it failed somewhere. */
@@ -86,7 +78,7 @@ static cJSON *writers_json(const ip_trace *t, const ip_verdict *v)
              cJSON_AddStringToObject(o, "from",
                                      ip_txn_name(t, v->writers[i])) &&
              cJSON_AddBoolToObject(o, "deduced", v->deduced[i]);
-        ok = append(a, whole(o, ok)) && ok;
+        ok = ip_cjson_append(a, whole(o, ok)) && ok;
     }
     return whole(a, ok);
 }
@@ -96,7 +88,7 @@ static cJSON *cycle_json(const ip_trace *t, const ip_cycle *c, bool choices)
     cJSON *a = cJSON_CreateArray();
     bool ok = a != NULL;
     for (uint32_t j = 0; ok && j < c->n_edges; j++)
-        ok = append(a, edge_json(t, &c->edges[j], choices));
+        ok = ip_cjson_append(a, edge_json(t, &c->edges[j], choices));
     return whole(a, ok);
 }
 
@@ -112,22 +104,20 @@ void *ip_verdict_to_cjson(const ip_trace *t, const ip_verdict *v)
     cJSON *an = ok ? cJSON_AddArrayToObject(o, "anomalies") : NULL;
     ok = an != NULL;
     for (uint32_t i = 0; ok && i < t->n_anomalies; i++)
-        ok = append(an, anomaly_json(t, &t->anomalies[i]));
+        ok = ip_cjson_append(an, anomaly_json(t, &t->anomalies[i]));
     if (ok && v->order) {
         cJSON *ord = cJSON_AddArrayToObject(o, "order");
         ok = ord != NULL;
         for (uint32_t i = 0; ok && i < v->n_order; i++)
-            ok = append(ord, cJSON_CreateString(ip_txn_name(t, v->order[i])));
+            ok = ip_cjson_append(ord, cJSON_CreateString(
+                                          ip_txn_name(t, v->order[i])));
     }
-    if (ok && v->n_writers) {
-        cJSON *w = writers_json(t, v);
-        ok = w && cJSON_AddItemToObject(o, "writers", w);
-        if (!ok)
-            cJSON_Delete(w);
-    }
+    if (ok && v->n_writers)
+        ok = ip_cjson_attach(o, "writers", writers_json(t, v));
     cJSON *cy = ok ? cJSON_AddArrayToObject(o, "cycles") : NULL;
     ok = cy != NULL;
     for (uint32_t i = 0; ok && i < v->n_cycles; i++)
-        ok = append(cy, cycle_json(t, &v->cycles[i], v->n_writers > 0));
+        ok = ip_cjson_append(cy, cycle_json(t, &v->cycles[i],
+                                            v->n_writers > 0));
     return whole(o, ok);
 }

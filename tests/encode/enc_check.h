@@ -5,6 +5,7 @@
 #define ENC_CHECK_H
 
 #include "encode.h"
+#include "validate.h"
 
 /* Asserts (CUnit) that `a` obeys the boundary rules of SEMANTICS.md for
  * `o->boundary`; returns the predicted history rebuilt with the builder

@@ -1,6 +1,7 @@
 /* support.c - shared helpers of the predict tests (see support.h). */
 #include "support.h"
 #include "formats.h"
+#include "report.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

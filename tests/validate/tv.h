@@ -4,10 +4,13 @@
  * checker over total commit orders (Biswas & Enea axioms), and witness
  * re-derivation.
  *
- * Notation: sessions separated by '|', transactions by ';', each
- * "NAME: op, op"; a NAME starting with '!' is aborted.  Ops: "w K",
- * "w K=V", "r K FROM" (writer named; "init" for the initial txn),
- * "r K=V" (writer resolved by value).
+ * Notation (the one trace notation of the C tests: tests/validate_strong
+ * uses it too): sessions separated by '|' and named s0, s1, ... in order,
+ * transactions by ';', each "NAME: op, op"; a NAME starting with '!' is
+ * aborted.  Ops: "w K", "w K=V", "r K FROM" (writer named; "init" for
+ * the initial txn, the txn itself for a read of its own write), "r K=V"
+ * (writer resolved by value).  Read-consistency anomalies are recorded
+ * (a lenient build), not refused.
  */
 #ifndef TV_H
 #define TV_H

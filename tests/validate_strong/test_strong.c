@@ -12,6 +12,7 @@
 
 #include "strong_graph.h"
 #include "ts.h"
+#include "tv.h"
 
 enum { SER = 0, SI = 1 };
 
@@ -62,9 +63,9 @@ static ip_check_result check_one(const ip_trace *t, int lvl,
 
 /* Expected verdicts, checked under every configuration and against the
  * brute-force references. */
-static void expect(const char *const *spec, bool ser, bool si)
+static void expect(const char *spec, bool ser, bool si)
 {
-    ip_trace *t = ts_build(spec);
+    ip_trace *t = tv_build(spec);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(ts_bf_ser_orders(t), ser);
     bool bser = false, bsi = false;
@@ -82,76 +83,75 @@ static void expect(const char *const *spec, bool ser, bool si)
 
 static void test_serial(void)
 {
-    const char *spec[] = { "a T1 rx:init wx wy", "b T2 rx:T1 ry:T1 wx",
-                           "a T3 rx:T2 ry:T1", "c T4 wz", "c T5 rz:T4", NULL };
+    const char *spec = "T1: r x init, w x, w y; T3: r x T2, r y T1"
+                       " | T2: r x T1, r y T1, w x | T4: w z; T5: r z T4";
     expect(spec, true, true);
 }
 
 static void test_lost_update(void)
 {
-    const char *spec[] = { "a T1 rx:init wx", "b T2 rx:init wx", NULL };
+    const char *spec = "T1: r x init, w x | T2: r x init, w x";
     expect(spec, false, false);
 }
 
 static void test_write_skew(void)
 {
-    const char *spec[] = { "a T1 rx:init ry:init wx", "b T2 rx:init ry:init wy",
-                           NULL };
+    const char *spec = "T1: r x init, r y init, w x"
+                       " | T2: r x init, r y init, w y";
     expect(spec, false, true);
 }
 
 static void test_long_fork(void)
 {
-    const char *spec[] = { "a T1 wx", "b T2 wy", "c T3 rx:T1 ry:init",
-                           "d T4 rx:init ry:T2", NULL };
+    const char *spec = "T1: w x | T2: w y | T3: r x T1, r y init"
+                       " | T4: r x init, r y T2";
     expect(spec, false, false);
 }
 
 static void test_fractured_read(void)
 {
-    const char *spec[] = { "a T1 wx wy", "b T2 rx:T1 ry:init", NULL };
+    const char *spec = "T1: w x, w y | T2: r x T1, r y init";
     expect(spec, false, false);
 }
 
 static void test_causality_violation(void)
 {
-    const char *spec[] = { "a T1 wx", "b T2 rx:T1 wy", "c T3 ry:T2 rx:init",
-                           NULL };
+    const char *spec = "T1: w x | T2: r x T1, w y | T3: r y T2, r x init";
     expect(spec, false, false);
 }
 
 static void test_non_repeatable_read(void)
 {
-    const char *spec[] = { "a T1 wx", "b T2 rx:init rx:T1", NULL };
+    const char *spec = "T1: w x | T2: r x init, r x T1";
     expect(spec, false, false);
 }
 
 /* Fekete et al.: allowed by snapshot isolation, not serializable. */
 static void test_read_only_anomaly(void)
 {
-    const char *spec[] = { "a T1 rx:init wx", "b T2 rx:init ry:init wy",
-                           "c T3 rx:T1 ry:init", NULL };
+    const char *spec = "T1: r x init, w x | T2: r x init, r y init, w y"
+                       " | T3: r x T1, r y init";
     expect(spec, false, true);
 }
 
 static void test_session_order(void)
 {
     /* T2 follows T1 in its session but reads the initial x */
-    const char *spec[] = { "a T1 wx", "a T2 rx:init", NULL };
+    const char *spec = "T1: w x; T2: r x init";
     expect(spec, false, false);
 }
 
 static void test_aborted_ignored(void)
 {
-    const char *spec[] = { "a T1 rx:init wx", "b T2! rx:init wx",
-                           "b T3 rx:T1 wx", NULL };
+    const char *spec = "T1: r x init, w x"
+                       " | !T2: r x init, w x; T3: r x T1, w x";
     expect(spec, true, true);
 }
 
 static void test_blind_writes_guess(void)
 {
-    const char *spec[] = { "a T1 wx", "b T2 wx", "c T3 rx:T1", NULL };
-    ip_trace *t = ts_build(spec);
+    const char *spec = "T1: w x | T2: w x | T3: r x T1";
+    ip_trace *t = tv_build(spec);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     for (int lvl = SER; lvl <= SI; lvl++) {
         ip_strong_stats st;
@@ -171,9 +171,9 @@ static void test_blind_writes_guess(void)
  * exclude that combination. */
 static void test_two_pairs_need_solver(void)
 {
-    const char *spec[] = { "a A wx", "b B wx ww", "c C wy", "d D wy wz",
-                           "e R rx:A rz:D", "f S ry:C rw:B", NULL };
-    ip_trace *t = ts_build(spec);
+    const char *spec = "A: w x | B: w x, w w | C: w y | D: w y, w z"
+                       " | R: r x A, r z D | S: r y C, r w B";
+    ip_trace *t = tv_build(spec);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     for (int lvl = SER; lvl <= SI; lvl++) {
         ip_strong_stats st;
@@ -190,9 +190,8 @@ static void test_two_pairs_need_solver(void)
 
 static void test_solver_unsat_path(void)
 {
-    const char *spec[] = { "a T1 wx wy", "b T2 wx wy", "c T3 rx:T1 ry:T2",
-                           NULL };
-    ip_trace *t = ts_build(spec);
+    const char *spec = "T1: w x, w y | T2: w x, w y | T3: r x T1, r y T2";
+    ip_trace *t = tv_build(spec);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     ip_strong_stats st;
     CU_ASSERT_EQUAL(check_one(t, SER, &configs[3], &st), IP_CHECK_VIOLATION);
@@ -438,8 +437,8 @@ static void test_random_vs_brute_force(void)
 
 static void test_serial_order_validator(void)
 {
-    const char *spec[] = { "a T1 rx:init wx", "b T2 rx:T1 wx", NULL };
-    ip_trace *t = ts_build(spec);
+    const char *spec = "T1: r x init, w x | T2: r x T1, w x";
+    ip_trace *t = tv_build(spec);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     uint32_t t1 = 1, t2 = 2;
     if (strcmp(ip_txn_name(t, 1), "T1") != 0) {

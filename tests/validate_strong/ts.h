@@ -1,6 +1,8 @@
 /*
- * ts.h - helpers of the ser/si checker tests: building traces from short
- * specs, brute-force reference checkers, and independent witness checks.
+ * ts.h - helpers of the ser/si checker tests: brute-force reference
+ * checkers and independent witness checks.  The tests build their
+ * histories with tv_build (tests/validate/tv.h), the one trace notation
+ * of the C tests.
  */
 #ifndef TS_H
 #define TS_H
@@ -8,11 +10,6 @@
 #include "formats.h"
 #include "strong.h"
 #include "validate.h"
-
-/* One transaction a string: "SESSION TXN op op ..." with ops "wKEY" or
- * "rKEY:FROM" (FROM a txn name, "init", or the txn itself for a local
- * read); a TXN ending in '!' is aborted.  NULL-terminated list. */
-ip_trace *ts_build(const char *const *spec);
 
 /* Brute force (<= 7 transactions): ser by enumerating serial orders; ser
  * and si by enumerating every write order and testing the dependency

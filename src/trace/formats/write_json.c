@@ -21,10 +21,7 @@ static bool add_value(cJSON *obj, const ip_trace *t, uint32_t value)
      * that did not parse means the parser ran out of memory */
     if (!v && !ip_json_syntax_ok(text, strlen(text), NULL))
         v = cJSON_CreateString(text);
-    if (v && cJSON_AddItemToObject(obj, "value", v))
-        return true;
-    cJSON_Delete(v);
-    return false;
+    return ip_cjson_attach(obj, "value", v);
 }
 
 /* Move the tool fields kept as `extra` (trace.h) into obj. */
@@ -36,9 +33,7 @@ static bool add_extra(cJSON *obj, const ip_trace *t, uint32_t extra)
     bool ok = cJSON_IsObject(x);
     while (ok && x->child) {
         cJSON *m = cJSON_DetachItemViaPointer(x, x->child);
-        ok = cJSON_AddItemToObject(obj, m->string, m);
-        if (!ok)
-            cJSON_Delete(m);
+        ok = ip_cjson_attach(obj, m->string, m);
     }
     cJSON_Delete(x);
     return ok;
@@ -56,11 +51,9 @@ static bool add_candidates(cJSON *o, const ip_trace *t, uint32_t amb)
     cJSON *list = cJSON_AddArrayToObject(o, "from");
     for (uint32_t i = t->amb_first[amb]; list && i < t->amb_first[amb + 1];
          i++) {
-        cJSON *id = cJSON_CreateString(ip_txn_name(t, t->amb_writer[i]));
-        if (!id || !cJSON_AddItemToArray(list, id)) {
-            cJSON_Delete(id);
+        if (!ip_cjson_append(list, cJSON_CreateString(
+                                       ip_txn_name(t, t->amb_writer[i]))))
             return false;
-        }
     }
     return list != NULL;
 }
@@ -92,20 +85,18 @@ static cJSON *txn_json(const ip_trace *t, uint32_t id)
 {
     const ip_txn *x = &t->txns[id];
     cJSON *o = cJSON_CreateObject();
-    cJSON *ops = cJSON_CreateArray();
-    bool ok = o && ops &&
+    bool ok = o &&
               cJSON_AddStringToObject(o, "id", ip_txn_name(t, id)) &&
               cJSON_AddStringToObject(o, "status",
                                       x->status == IP_ABORTED ? "aborted"
                                                               : "committed") &&
               add_extra(o, t, x->extra);
-    for (uint32_t i = 0; ok && i < x->op_count; i++) {
-        cJSON *op = op_json(t, &t->ops[x->op_first + i]);
-        ok = op && cJSON_AddItemToArray(ops, op);
-    }
-    if (ok && cJSON_AddItemToObject(o, "ops", ops))
+    cJSON *ops = ok ? cJSON_AddArrayToObject(o, "ops") : NULL;
+    ok = ops != NULL;
+    for (uint32_t i = 0; ok && i < x->op_count; i++)
+        ok = ip_cjson_append(ops, op_json(t, &t->ops[x->op_first + i]));
+    if (ok)
         return o;
-    cJSON_Delete(ops);
     cJSON_Delete(o);
     return NULL;
 }
@@ -114,16 +105,14 @@ static cJSON *session_json(const ip_trace *t, uint32_t s)
 {
     const ip_session *ss = &t->sessions[s];
     cJSON *o = cJSON_CreateObject();
-    cJSON *txns = cJSON_CreateArray();
-    bool ok = o && txns && cJSON_AddStringToObject(o, "id", ip_str(t, ss->name)) &&
+    bool ok = o && cJSON_AddStringToObject(o, "id", ip_str(t, ss->name)) &&
               add_extra(o, t, ss->extra);
-    for (uint32_t i = 0; ok && i < ss->txn_count; i++) {
-        cJSON *tx = txn_json(t, ss->txn_first + i);
-        ok = tx && cJSON_AddItemToArray(txns, tx);
-    }
-    if (ok && cJSON_AddItemToObject(o, "transactions", txns))
+    cJSON *txns = ok ? cJSON_AddArrayToObject(o, "transactions") : NULL;
+    ok = txns != NULL;
+    for (uint32_t i = 0; ok && i < ss->txn_count; i++)
+        ok = ip_cjson_append(txns, txn_json(t, ss->txn_first + i));
+    if (ok)
         return o;
-    cJSON_Delete(txns);
     cJSON_Delete(o);
     return NULL;
 }
@@ -131,22 +120,16 @@ static cJSON *session_json(const ip_trace *t, uint32_t s)
 void *ip_trace_to_cjson(const ip_trace *t)
 {
     cJSON *root = cJSON_CreateObject();
-    cJSON *sessions = cJSON_CreateArray();
-    bool ok = root && sessions &&
+    bool ok = root &&
               cJSON_AddNumberToObject(root, "isopredict_trace", 1) &&
               cJSON_AddStringToObject(root, "initial",
                                       ip_str(t, t->initial_name));
-    for (uint32_t s = 0; ok && s < t->n_sessions; s++) {
-        cJSON *so = session_json(t, s);
-        ok = so && cJSON_AddItemToArray(sessions, so);
-    }
-    if (ok && cJSON_AddItemToObject(root, "sessions", sessions))
-        sessions = NULL;      /* root owns it now */
-    else
-        ok = false;
+    cJSON *sessions = ok ? cJSON_AddArrayToObject(root, "sessions") : NULL;
+    ok = sessions != NULL;
+    for (uint32_t s = 0; ok && s < t->n_sessions; s++)
+        ok = ip_cjson_append(sessions, session_json(t, s));
     if (ok && add_extra(root, t, t->extra))
         return root;
-    cJSON_Delete(sessions);
     cJSON_Delete(root);
     return NULL;
 }

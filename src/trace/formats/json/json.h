@@ -3,6 +3,8 @@
  * of its own, a fast path that learns the file's layout, a second thread
  * feeding the builder on large inputs, and cJSON for tool fields.  Below
  * formats.h, which includes this header; it includes the model only.
+ * Also the one cJSON helper of the tree (attach.c), for every room that
+ * builds cJSON trees: this is the lowest room that has cJSON.
  */
 #ifndef ISOPREDICT_JSON_H
 #define ISOPREDICT_JSON_H
@@ -20,5 +22,18 @@ ip_trace *ip_read_json(const char *path, const char *data, size_t len,
  * to it.  Tells a cJSON parse that failed for lack of memory from one that
  * failed on bad input. */
 bool ip_json_syntax_ok(const char *text, size_t len, size_t *bad);
+
+/* Attach an item or free it: add `item` to object `obj` as `name`
+ * (ip_cjson_attach), to the end of array `array` (ip_cjson_append), or
+ * in place of obj's member `name` (ip_cjson_replace, which frees the
+ * old one); the container owns it then.  item may be NULL (building it
+ * failed), and so may the container.  False when item is NULL or could
+ * not be added (replace: obj has no member `name`), and then item is
+ * freed: the caller never frees it.  (struct cJSON keeps cJSON.h out of
+ * this header.) */
+struct cJSON;
+bool ip_cjson_attach(struct cJSON *obj, const char *name, struct cJSON *item);
+bool ip_cjson_append(struct cJSON *array, struct cJSON *item);
+bool ip_cjson_replace(struct cJSON *obj, const char *name, struct cJSON *item);
 
 #endif

@@ -3,6 +3,7 @@
  * predicted-history file (TRACE_FORMAT.md).  Names, never indices: the
  * file must make sense to someone holding only the file.
  */
+#include "report.h"
 #include "formats.h"
 #include "predict.h"
 
@@ -78,15 +79,6 @@ static cJSON *edge_json(const ip_trace *h, const ip_edge *e)
     return o;
 }
 
-/* Add `item` to `arr`; false (and item freed) on failure. */
-static bool push(cJSON *arr, cJSON *item)
-{
-    if (item && cJSON_AddItemToArray(arr, item))
-        return true;
-    cJSON_Delete(item);
-    return false;
-}
-
 static bool add_lists(cJSON *o, const ip_trace *obs, const ip_prediction *p,
                       ip_boundary kind)
 {
@@ -97,20 +89,20 @@ static bool add_lists(cJSON *o, const ip_trace *obs, const ip_prediction *p,
     if (!bs || !cr || !co || !cy)
         return false;
     for (uint32_t s = 0; s < p->n_sessions; s++)
-        if (!push(bs, boundary_json(obs, p, kind, s)))
+        if (!ip_cjson_append(bs, boundary_json(obs, p, kind, s)))
             return false;
     for (uint32_t i = 0; i < p->n_changed; i++)
-        if (!push(cr, changed_json(obs, &p->changed[i])))
+        if (!ip_cjson_append(cr, changed_json(obs, &p->changed[i])))
             return false;
     const ip_trace *h = p->history;
     for (uint32_t i = 0; i < p->model_verdict.n_order; i++)
-        if (!push(co, cJSON_CreateString(
+        if (!ip_cjson_append(co, cJSON_CreateString(
                           ip_txn_name(h, p->model_verdict.order[i]))))
             return false;
     if (p->ser_verdict.n_cycles) {
         const ip_cycle *c = &p->ser_verdict.cycles[0];
         for (uint32_t i = 0; i < c->n_edges; i++)
-            if (!push(cy, edge_json(h, &c->edges[i])))
+            if (!ip_cjson_append(cy, edge_json(h, &c->edges[i])))
                 return false;
         const char *name = ip_cycle_anomaly(c);
         if (name && !cJSON_AddStringToObject(o, "anomaly", name))
@@ -133,13 +125,12 @@ static bool add_cut(cJSON *w, const ip_trace *base)
         for (uint32_t t = se->txn_first; t < se->txn_first + se->txn_count;
              t++)
             n += ip_committed(base, t);
+        /* in the array first: on failure the whole tree is freed */
         cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddStringToObject(o, "session",
-                                           ip_session_name(base, s)) ||
-            !cJSON_AddNumberToObject(o, "transactions", n) || !push(cut, o)) {
-            cJSON_Delete(o);
+        if (!ip_cjson_append(cut, o) ||
+            !cJSON_AddStringToObject(o, "session", ip_session_name(base, s)) ||
+            !cJSON_AddNumberToObject(o, "transactions", n))
             return false;
-        }
     }
     return true;
 }
@@ -157,17 +148,14 @@ static bool add_chosen(cJSON *w, const ip_trace *obs, const ip_prediction *p)
         if (wr == IP_NONE || wr == ev->writer || !ip_committed(obs, ev->txn))
             continue;
         cJSON *o = cJSON_CreateObject();
-        if (!o ||
+        if (!ip_cjson_append(arr, o) ||
             !cJSON_AddStringToObject(o, "transaction",
                                      ip_txn_name(obs, ev->txn)) ||
             !cJSON_AddNumberToObject(o, "op",
                                      ev->op - obs->txns[ev->txn].op_first) ||
             !cJSON_AddStringToObject(o, "key", ip_key_name(obs, ev->key)) ||
-            !cJSON_AddStringToObject(o, "writer", ip_txn_name(obs, wr)) ||
-            !push(arr, o)) {
-            cJSON_Delete(o);
+            !cJSON_AddStringToObject(o, "writer", ip_txn_name(obs, wr)))
             return false;
-        }
     }
     return true;
 }
@@ -186,17 +174,14 @@ static bool add_dropped(cJSON *w, const ip_trace *obs, const ip_legality *l)
         const ip_hb_step *st = &l->because[t];
         cJSON *o = cJSON_CreateObject();
         bool wr = st->read != IP_NONE;
-        if (!o || !cJSON_AddStringToObject(o, "transaction",
-                                           ip_txn_name(obs, t)) ||
+        if (!ip_cjson_append(arr, o) ||
+            !cJSON_AddStringToObject(o, "transaction", ip_txn_name(obs, t)) ||
             !cJSON_AddStringToObject(o, "after", ip_txn_name(obs, st->from)) ||
             !cJSON_AddStringToObject(o, "by", wr ? "wr" : "so") ||
             (wr && !cJSON_AddStringToObject(
                        o, "key",
-                       ip_key_name(obs, obs->events[st->read].key))) ||
-            !push(arr, o)) {
-            cJSON_Delete(o);
+                       ip_key_name(obs, obs->events[st->read].key))))
             return false;
-        }
     }
     return true;
 }
@@ -240,26 +225,24 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
 {
     obs = ip_prediction_base(obs, p);
     cJSON *j = cJSON_CreateObject();
-    cJSON *conf = cJSON_CreateObject();
-    bool ok = j && conf &&
+    bool ok = j &&
         cJSON_AddStringToObject(j, "model", ip_level_name(o->model)) &&
         cJSON_AddStringToObject(j, "boundary", ip_boundary_name(o->boundary)) &&
         cJSON_AddStringToObject(j, "encoding", ip_encoding_name(o->encoding)) &&
         (!observed_path ||
          cJSON_AddStringToObject(j, "observed", observed_path)) &&
         add_lists(j, obs, p, o->boundary) && add_class(j, p, o) &&
-        add_witness(j, obs, p, o) &&
-        cJSON_AddStringToObject(conf, ip_level_name(o->model), "satisfied") &&
-        cJSON_AddStringToObject(conf, "ser", "violated");
-    if (ok && (ok = cJSON_AddItemToObject(j, "confirmed", conf)))
-        conf = NULL;                  /* j owns it now */
+        add_witness(j, obs, p, o);
+    cJSON *conf = ok ? cJSON_AddObjectToObject(j, "confirmed") : NULL;
+    ok = conf &&
+         cJSON_AddStringToObject(conf, ip_level_name(o->model), "satisfied") &&
+         cJSON_AddStringToObject(conf, "ser", "violated");
     if (ok && o->boundary == IP_BOUNDARY_RELAXED)
         ok = cJSON_AddStringToObject(j, "assumption", ip_relaxed_assumption);
     if (ok && p->base)        /* a window's: over the run cut after it */
         ok = cJSON_AddNumberToObject(j, "window", p->window) &&
              cJSON_AddNumberToObject(j, "observed_transactions",
                                      ip_committed_count(obs));
-    cJSON_Delete(conf);
     if (ok)
         return j;
     cJSON_Delete(j);
@@ -277,9 +260,8 @@ void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
                                          "replay" };
     for (size_t i = 0; root && i < sizeof stale / sizeof *stale; i++)
         cJSON_DeleteItemFromObjectCaseSensitive(root, stale[i]);
-    if (root && info && cJSON_AddItemToObject(root, "prediction", info))
+    if (ip_cjson_attach(root, "prediction", info))    /* root NULL: false */
         return root;
     cJSON_Delete(root);
-    cJSON_Delete(info);
     return NULL;
 }

@@ -1,4 +1,6 @@
 /* report_search.c - what a search covered, in words and as JSON. */
+#include "report.h"
+#include "json.h"
 #include "predict.h"
 
 #include <cjson/cJSON.h>
@@ -35,11 +37,8 @@ void *ip_search_to_cjson(const ip_search_info *s)
     cJSON *rounds = j ? cJSON_AddArrayToObject(j, "rounds") : NULL;
     bool bounded = false, ok = rounds != NULL;
     for (uint32_t i = 0; ok && i < s->n_rounds; i++) {
-        cJSON *o = round_json(&s->rounds[i]);
         bounded |= !exhaustive_round(&s->rounds[i]);
-        ok = o && cJSON_AddItemToArray(rounds, o);
-        if (!ok)
-            cJSON_Delete(o);
+        ok = ip_cjson_append(rounds, round_json(&s->rounds[i]));
     }
     ok = ok &&
          cJSON_AddStringToObject(j, "mode",

@@ -6,7 +6,7 @@
  * side (draw.c); or a check's violation with its witness cycle.  Every
  * string from a trace is HTML-escaped.
  */
-#include "predict.h"
+#include "report.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * folded into one "N transactions" box, and wr edges touching a fold are
  * left out.
  */
-#include "predict.h"
+#include "report.h"
 
 #include <graphviz/gvc.h>
 #include <stdio.h>
