@@ -110,7 +110,8 @@ bool ip_write_json(const ip_trace *t, FILE *out);
 
 /* A cJSON tree of the trace (for callers that add a "prediction" object
  * before printing).  Returns a cJSON* as void* to keep cJSON out of this
- * header; the caller frees it with cJSON_Delete. */
+ * header; the caller frees it with cJSON_Delete, before it frees t: the
+ * tree's strings of keys, ids and statuses are t's own, borrowed. */
 void *ip_trace_to_cjson(const ip_trace *t);
 
 /* Graphviz DOT of a history: sessions as clusters, so and wr edges.  The

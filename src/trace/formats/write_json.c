@@ -11,11 +11,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* obj.name = text, borrowed: name a literal, text the trace's own (the
+ * tree is printed and freed before the trace; a trace of 10^4 ops made
+ * 4 allocations an op for copies that were printed once). */
+static bool add_ref(cJSON *obj, const char *name, const char *text)
+{
+    cJSON *v = cJSON_CreateStringReference(text);
+    if (v && cJSON_AddItemToObjectCS(obj, name, v))
+        return true;
+    cJSON_Delete(v);
+    return false;
+}
+
+/* Is text a JSON integer that a double holds exactly (15 digits)? */
+static bool small_integer(const char *text)
+{
+    const char *d = text + (text[0] == '-');
+    size_t n = strspn(d, "0123456789");
+    return n > 0 && n <= 15 && d[n] == '\0' && (d[0] != '0' || n == 1);
+}
+
 static bool add_value(cJSON *obj, const ip_trace *t, uint32_t value)
 {
     if (value == IP_NONE)
         return true;
     const char *text = ip_str(t, value);
+    /* most values are small integers: the number cJSON_Parse would make */
+    if (small_integer(text))
+        return ip_cjson_attach(obj, "value",
+                               cJSON_CreateNumber(strtod(text, NULL)));
     cJSON *v = cJSON_Parse(text);
     /* not JSON text (no reader of ours makes one): a string; but JSON text
      * that did not parse means the parser ran out of memory */
@@ -63,11 +87,10 @@ static cJSON *op_json(const ip_trace *t, const ip_op *op)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    bool ok = cJSON_AddStringToObject(o, "op", op->kind == IP_READ
-                                                   ? "read" : "write") &&
-              cJSON_AddStringToObject(o, "key", ip_key_name(t, op->key));
+    bool ok = add_ref(o, "op", op->kind == IP_READ ? "read" : "write") &&
+              add_ref(o, "key", ip_key_name(t, op->key));
     if (ok && op->kind == IP_READ && op->from != IP_NONE)
-        ok = cJSON_AddStringToObject(o, "from", ip_txn_name(t, op->from));
+        ok = add_ref(o, "from", ip_txn_name(t, op->from));
     else if (ok && op->kind == IP_READ)
         ok = add_candidates(o, t,
                             ip_ambiguous_of_op(t, (uint32_t)(op - t->ops)));
@@ -86,10 +109,9 @@ static cJSON *txn_json(const ip_trace *t, uint32_t id)
     const ip_txn *x = &t->txns[id];
     cJSON *o = cJSON_CreateObject();
     bool ok = o &&
-              cJSON_AddStringToObject(o, "id", ip_txn_name(t, id)) &&
-              cJSON_AddStringToObject(o, "status",
-                                      x->status == IP_ABORTED ? "aborted"
-                                                              : "committed") &&
+              add_ref(o, "id", ip_txn_name(t, id)) &&
+              add_ref(o, "status",
+                      x->status == IP_ABORTED ? "aborted" : "committed") &&
               add_extra(o, t, x->extra);
     cJSON *ops = ok ? cJSON_AddArrayToObject(o, "ops") : NULL;
     ok = ops != NULL;
