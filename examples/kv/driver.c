@@ -303,8 +303,7 @@ static bool write_record(const kv_store *st, const kv_pg_result *pg,
         fprintf(stderr, "%s: recording failed: %s\n", a->w.app, err.msg);
         return false;
     }
-    cJSON *root = ip_trace_to_cjson(pg ? pg->trace : t);
-    ip_trace_free(t);
+    cJSON *root = ip_trace_to_cjson(pg ? pg->trace : t);   /* borrows t */
     bool ok = root &&
               ip_cjson_attach(root, "workload", workload_json(&a->w)) &&
               ip_cjson_attach(root, "invariants", invariants_json(rep));
@@ -316,6 +315,7 @@ static bool write_record(const kv_store *st, const kv_pg_result *pg,
         ok = ip_cjson_attach(root, "replay", replay_json(st, a));
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
+    ip_trace_free(t);
     ok = text && fputs(text, out) >= 0 && fputc('\n', out) != EOF;
     cJSON_free(text);
     if (!ok)

@@ -43,7 +43,9 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
                                const ip_predict_opts *o,
                                const char *observed_path);
 
-/* The whole predicted-history file: the trace JSON plus "prediction". */
+/* The whole predicted-history file: the trace JSON plus "prediction".
+ * The tree borrows strings of p's history (ip_trace_to_cjson): free it
+ * (cJSON_Delete) before p. */
 void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
                              const ip_predict_opts *o,
                              const char *observed_path);
