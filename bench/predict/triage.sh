@@ -43,8 +43,8 @@ command -v jq > /dev/null || { echo "jq is required" >&2; exit 2; }
 mkdir -p "$out"
 table=$out/triage.md
 
-printf '| app | size | model | classes | instances | windows searched | complete | seconds | peak MB |\n' > "$table"
-printf '|---|---|---|---|---|---|---|---|---|\n' >> "$table"
+printf '| app | size | model | classes | instances | solver calls | windows searched | complete | seconds | peak MB |\n' > "$table"
+printf '|---|---|---|---|---|---|---|---|---|---|\n' >> "$table"
 
 # run APP SESSIONS TXNS MODEL TIMEOUT
 run() {
@@ -60,7 +60,7 @@ run() {
         --jobs "$JOBS" --out "$out/reps-$app-$model" "$trace" > "$rep" || true
     wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     jq -r --arg app "$app" --arg size "${s}x$t" --arg wall "$wall" \
-        '"| \($app) | \($size) | \(.model) | \(.classes | length) | \(.instances) | \(.search.rounds[0].searched)/\(.search.rounds[0].windows) | \(if .search.rounds[0].searched == .search.rounds[0].windows then "yes" else "no" end) | \($wall) | \(.search.peak_bytes / 1048576 | floor) |"' \
+        '"| \($app) | \($size) | \(.model) | \(.classes | length) | \(.instances) | \(.solver_calls) | \(.search.rounds[0].searched)/\(.search.rounds[0].windows) | \(if .search.rounds[0].searched == .search.rounds[0].windows then "yes" else "no" end) | \($wall) | \(.search.peak_bytes / 1048576 | floor) |"' \
         "$rep" >> "$table"
     tail -1 "$table"
 }

@@ -454,15 +454,28 @@ static void test_against_enumeration(void)
 
 /* ---- local confirmation against the cut -------------------------------- */
 
-/* Triage in windows of 8 with every candidate confirmed both on the
- * window and its context (local.h) and on the trace before the window's
- * end (cross_check): the two never disagree (a disagreement ends the
- * run with an error), every representative re-checks on its own, and the
- * local confirmation is what classifies (the cut is for
- * representatives). */
-static void windows_cross_checked(const char *file, ip_level model,
-                                  ip_boundary kind)
+/* One triage run in windows of 8 (one job: windows in order): its
+ * classes and counters.  cross_check: every candidate confirmed both
+ * locally and on the cut; unshared: windows keep their covers. */
+typedef struct window_run {
+    ip_predict_result res;
+    char **sig;
+    uint32_t n_sig, instances, calls, learned, done, windows;
+    uint32_t reps, reps_ok, confirmed_locally;
+} window_run;
+
+static void window_run_free(window_run *w)
 {
+    for (uint32_t i = 0; i < w->n_sig; i++)
+        free(w->sig[i]);
+    free(w->sig);
+}
+
+static window_run triage_windows(const char *file, ip_level model,
+                                 ip_boundary kind, bool cross_check,
+                                 bool unshared)
+{
+    window_run w = {0};
     ip_trace *obs = load_trace(IP_TRACES, file);
     CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
     ip_predict_opts o;
@@ -474,7 +487,8 @@ static void windows_cross_checked(const char *file, ip_level model,
     o.staleness = 2;
     o.changes = 4;
     o.jobs = 1;
-    o.cross_check = true;
+    o.cross_check = cross_check;
+    o.unshared_covers = unshared;
     run_ctx r = {.obs = obs, .o = &o, .s = calloc(MAX_SEEN, sizeof *r.s)};
     ip_triage_sinks sinks = {.representative = on_rep, .ctx = &r};
     ip_triage *tg = ip_triage_new(NULL, &sinks);
@@ -484,22 +498,56 @@ static void windows_cross_checked(const char *file, ip_level model,
     uint32_t n = 0;
     ip_predict_stats st;
     ip_error err = {0};
-    ip_predict_result res = ip_predict_run(obs, &o, &p, &n, &st, &err);
-    if (res != IP_PREDICT_FOUND && res != IP_PREDICT_NONE)
+    w.res = ip_predict_run(obs, &o, &p, &n, &st, &err);
+    if (w.res != IP_PREDICT_FOUND && w.res != IP_PREDICT_NONE)
         fprintf(stderr, "\n  %s %s %s: %s\n", file, ip_level_name(model),
                 ip_boundary_name(kind), err.msg);
-    CU_ASSERT_TRUE(res == IP_PREDICT_FOUND || res == IP_PREDICT_NONE);
     ip_predictions_free(p, n);
-    CU_ASSERT_EQUAL(r.reps, r.reps_ok);
-    CU_ASSERT_TRUE(r.reps >= ip_triage_count(tg));
-    CU_ASSERT_EQUAL(st.search.rounds[0].done, st.search.rounds[0].windows);
-    CU_ASSERT_EQUAL(res == IP_PREDICT_FOUND, ip_triage_count(tg) > 0);
-    /* every confirmation on the cut was asked for by cross_check or a
-     * representative; the instances were classified locally */
-    CU_ASSERT_TRUE(st.confirmed_locally >= ip_triage_instances(tg));
+    w.n_sig = ip_triage_count(tg);
+    w.sig = calloc(w.n_sig + 1, sizeof *w.sig);
+    for (uint32_t i = 0; w.sig && i < w.n_sig; i++)
+        w.sig[i] = strdup(ip_triage_class(tg, i)->signature);
+    w.instances = ip_triage_instances(tg);
+    w.calls = st.solver_calls;
+    w.learned = st.covers_learned;
+    w.done = st.search.rounds[0].done;
+    w.windows = st.search.rounds[0].windows;
+    w.reps = r.reps;
+    w.reps_ok = r.reps_ok;
+    w.confirmed_locally = st.confirmed_locally;
     free(r.s);
     ip_triage_free(tg);
     ip_trace_free(obs);
+    return w;
+}
+
+static bool has_sig(const window_run *w, const char *sig)
+{
+    for (uint32_t i = 0; i < w->n_sig; i++)
+        if (!strcmp(w->sig[i], sig))
+            return true;
+    return false;
+}
+
+/* Triage in windows of 8 with every candidate confirmed both on the
+ * window and its context (local.h) and on the trace before the window's
+ * end (cross_check): the two never disagree (a disagreement ends the
+ * run with an error), every representative re-checks on its own, and the
+ * local confirmation is what classifies (the cut is for
+ * representatives). */
+static void windows_cross_checked(const char *file, ip_level model,
+                                  ip_boundary kind)
+{
+    window_run w = triage_windows(file, model, kind, true, false);
+    CU_ASSERT_TRUE(w.res == IP_PREDICT_FOUND || w.res == IP_PREDICT_NONE);
+    CU_ASSERT_EQUAL(w.reps, w.reps_ok);
+    CU_ASSERT_TRUE(w.reps >= w.n_sig);
+    CU_ASSERT_EQUAL(w.done, w.windows);
+    CU_ASSERT_EQUAL(w.res == IP_PREDICT_FOUND, w.n_sig > 0);
+    /* every confirmation on the cut was asked for by cross_check or a
+     * representative; the instances were classified locally */
+    CU_ASSERT_TRUE(w.confirmed_locally >= w.instances);
+    window_run_free(&w);
 }
 
 static void test_local_confirmation(void)
@@ -562,71 +610,6 @@ static void test_covered_list(void)
     covered_free(cv);
 }
 
-/* One triage run in windows of 8 (one job: windows in order), with or
- * without shared covers: its classes and counters. */
-typedef struct window_run {
-    char **sig;
-    uint32_t n_sig, instances, calls, learned, done, windows;
-} window_run;
-
-static void window_run_free(window_run *w)
-{
-    for (uint32_t i = 0; i < w->n_sig; i++)
-        free(w->sig[i]);
-    free(w->sig);
-}
-
-static window_run triage_windows(const char *file, ip_level model,
-                                 bool unshared)
-{
-    window_run w = {0};
-    ip_trace *obs = load_trace(IP_TRACES, file);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
-    ip_predict_opts o;
-    ip_predict_opts_default(&o);
-    o.model = model;
-    o.search = IP_SEARCH_BOUNDED;
-    o.window = 8;
-    o.staleness = 2;
-    o.changes = 4;
-    o.jobs = 1;
-    o.unshared_covers = unshared;
-    run_ctx r = {.obs = obs, .o = &o, .s = calloc(MAX_SEEN, sizeof *r.s)};
-    ip_triage_sinks sinks = {.representative = on_rep, .ctx = &r};
-    ip_triage *tg = ip_triage_new(NULL, &sinks);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(tg);
-    o.triage = tg;
-    ip_prediction *p = NULL;
-    uint32_t n = 0;
-    ip_predict_stats st;
-    ip_error err = {0};
-    ip_predict_result res = ip_predict_run(obs, &o, &p, &n, &st, &err);
-    CU_ASSERT_TRUE(res == IP_PREDICT_FOUND || res == IP_PREDICT_NONE);
-    ip_predictions_free(p, n);
-    CU_ASSERT_EQUAL(r.reps, r.reps_ok);       /* representatives re-check */
-    w.n_sig = ip_triage_count(tg);
-    w.sig = calloc(w.n_sig + 1, sizeof *w.sig);
-    for (uint32_t i = 0; w.sig && i < w.n_sig; i++)
-        w.sig[i] = strdup(ip_triage_class(tg, i)->signature);
-    w.instances = ip_triage_instances(tg);
-    w.calls = st.solver_calls;
-    w.learned = st.covers_learned;
-    w.done = st.search.rounds[0].done;
-    w.windows = st.search.rounds[0].windows;
-    free(r.s);
-    ip_triage_free(tg);
-    ip_trace_free(obs);
-    return w;
-}
-
-static bool has_sig(const window_run *w, const char *sig)
-{
-    for (uint32_t i = 0; i < w->n_sig; i++)
-        if (!strcmp(w->sig[i], sig))
-            return true;
-    return false;
-}
-
 /* Overlapping windows find the same instances; with shared covers a
  * window forbids what the windows before it found (one job: in order), so
  * it makes fewer solver calls, and every window is still searched to the
@@ -641,8 +624,16 @@ static void test_shared_covers(void)
     uint32_t learned = 0;
     for (size_t f = 0; f < sizeof files / sizeof *files; f++)
         for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
-            window_run a = triage_windows(files[f], models[m], true);
-            window_run b = triage_windows(files[f], models[m], false);
+            window_run a = triage_windows(files[f], models[m],
+                                          IP_BOUNDARY_RELAXED, false, true);
+            window_run b = triage_windows(files[f], models[m],
+                                          IP_BOUNDARY_RELAXED, false, false);
+            CU_ASSERT_TRUE(a.res == IP_PREDICT_FOUND ||
+                           a.res == IP_PREDICT_NONE);
+            CU_ASSERT_TRUE(b.res == IP_PREDICT_FOUND ||
+                           b.res == IP_PREDICT_NONE);
+            CU_ASSERT_EQUAL(a.reps, a.reps_ok); /* representatives re-check */
+            CU_ASSERT_EQUAL(b.reps, b.reps_ok);
             CU_ASSERT_EQUAL(a.learned, 0);
             CU_ASSERT_EQUAL(a.done, a.windows);
             CU_ASSERT_EQUAL(b.done, b.windows);
