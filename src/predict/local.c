@@ -106,61 +106,82 @@ void local_free(window_local *l)
     *l = (window_local){0};
 }
 
-/* Local event of window trace event e (a window txn's events are the
- * same, in the same order, in all three traces). */
-static uint32_t local_event(const window_local *l, const ip_trace *sub,
-                            uint32_t e)
+/* Trace t's id of window trace txn x. */
+static uint32_t target_txn(const lift_target *t, const window_view *v,
+                           uint32_t x)
 {
-    uint32_t x = sub->events[e].txn;
-    return l->tr->txns[l->of_sub[x]].ev_first + (e - sub->txns[x].ev_first);
+    return t->of_obs(t->ctx, v->sub_txn[x]);
 }
 
-/* The local writer of window read e to which the window's assignment
- * gives writer sw (a window trace txn, or txn 0 for the state before the
- * window). */
-static uint32_t local_writer(const window_local *l, const window_view *v,
-                             uint32_t e, uint32_t sw)
+/* Trace t's event of window trace event e: a window txn's events are the
+ * same, in the same order, in every trace that holds the txn. */
+static uint32_t target_event(const lift_target *t, const window_view *v,
+                             uint32_t e)
 {
-    const ip_trace *sub = v->sub, *t = v->rs->obs;
+    uint32_t x = v->sub->events[e].txn;
+    return t->to->txns[target_txn(t, v, x)].ev_first +
+           (e - v->sub->txns[x].ev_first);
+}
+
+/* Trace t's writer of window read e to which the window's assignment
+ * gives writer sw (a window trace txn, or txn 0 for the state before the
+ * window: the read's own observed writer when unchanged, else the last
+ * writer of its key before the window). */
+static uint32_t target_writer(const lift_target *t, const window_view *v,
+                              uint32_t e, uint32_t sw)
+{
+    const ip_trace *sub = v->sub, *obs = v->rs->obs;
     if (sw == IP_NONE)
         return IP_NONE;
     if (sw != IP_INIT_TXN)
-        return l->of_sub[sw];
+        return target_txn(t, v, sw);
     if (sub->events[e].writer == IP_INIT_TXN)     /* unchanged */
-        return l->tr->events[local_event(l, sub, e)].writer;
+        return t->to->events[target_event(t, v, e)].writer;
     uint32_t x = sub->events[e].txn;
-    uint32_t oe = t->txns[v->sub_txn[x]].ev_first +
+    uint32_t oe = obs->txns[v->sub_txn[x]].ev_first +
                   (e - sub->txns[x].ev_first);
-    return local_of(l, local_writer_before(v, t->events[oe].key));
+    return t->of_obs(t->ctx, local_writer_before(v, obs->events[oe].key));
 }
 
-bool local_lift(const window_local *l, const window_view *v,
-                const ip_assignment *a, ip_assignment *out, ip_error *err)
+bool local_lift_to(const window_view *v, const lift_target *t,
+                   const ip_assignment *a, ip_assignment *out, ip_error *err)
 {
-    const ip_trace *lt = l->tr, *sub = v->sub;
+    const ip_trace *to = t->to, *sub = v->sub;
     bool strict = v->rs->opts->boundary == IP_BOUNDARY_STRICT;
-    out->boundary = malloc(sizeof *out->boundary * (lt->n_sessions + 1));
-    out->writer = malloc(sizeof *out->writer * (lt->n_events + 1));
+    out->boundary = malloc(sizeof *out->boundary * (to->n_sessions + 1));
+    out->writer = malloc(sizeof *out->writer * (to->n_events + 1));
     if (!out->boundary || !out->writer)
         return ip_oom(err, "prediction: out of memory");
-    for (uint32_t s = 0; s < lt->n_sessions; s++)
+    for (uint32_t s = 0; s < to->n_sessions; s++)
         out->boundary[s] = IP_NONE;
-    for (uint32_t e = 0; e < lt->n_events; e++)
-        out->writer[e] = lt->events[e].kind == IP_READ ? lt->events[e].writer
+    for (uint32_t e = 0; e < to->n_events; e++)
+        out->writer[e] = to->events[e].kind == IP_READ ? to->events[e].writer
                                                        : IP_NONE;
     for (uint32_t s = 0; s < sub->n_sessions; s++) {
         uint32_t b = a->boundary[s];
         if (b == IP_NONE)
             continue;
-        uint32_t lx = l->of_sub[strict ? sub->events[b].txn : b];
-        out->boundary[lt->txns[lx].session] =
-            strict ? local_event(l, sub, b) : lx;
+        uint32_t tx = target_txn(t, v, strict ? sub->events[b].txn : b);
+        out->boundary[to->txns[tx].session] =
+            strict ? target_event(t, v, b) : tx;
     }
     for (uint32_t e = 0; e < sub->n_events; e++)
         if (sub->events[e].kind == IP_READ)
-            out->writer[local_event(l, sub, e)] =
-                local_writer(l, v, e, a->writer[e]);
+            out->writer[target_event(t, v, e)] =
+                target_writer(t, v, e, a->writer[e]);
     return true;
+}
+
+static uint32_t local_of_obs(const void *ctx, uint32_t x)
+{
+    return local_of(ctx, x);
+}
+
+bool local_lift(const window_local *l, const window_view *v,
+                const ip_assignment *a, ip_assignment *out, ip_error *err)
+{
+    lift_target t = {.to = l->tr, .of_obs = local_of_obs, .ctx = l};
+    return local_lift_to(v, &t, a, out, err);
 }
 
 uint32_t local_cut_txns(const window_local *l, const window_view *v,

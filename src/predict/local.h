@@ -61,8 +61,22 @@ uint32_t local_writer_before(const window_view *v, uint32_t key);
 bool local_make(window_local *l, const window_view *v, ip_error *err);
 void local_free(window_local *l);
 
-/* The window trace's assignment a over the local trace, into *out
- * (malloc'ed arrays; the caller frees them with ip_assignment_free). */
+/* A trace that holds the window's transactions and, for each key, its
+ * last writer before the window (the local trace, or the observed trace
+ * cut after the window): of_obs(ctx, x) is its id of observed txn x. */
+typedef struct lift_target {
+    const ip_trace *to;
+    uint32_t (*of_obs)(const void *ctx, uint32_t x);
+    const void *ctx;
+} lift_target;
+
+/* The window trace's assignment a over trace t->to, into *out (malloc'ed
+ * arrays; the caller frees them with ip_assignment_free): the window's
+ * boundaries and chosen writers, every other read its own writer. */
+bool local_lift_to(const window_view *v, const lift_target *t,
+                   const ip_assignment *a, ip_assignment *out, ip_error *err);
+
+/* The same over the local trace. */
 bool local_lift(const window_local *l, const window_view *v,
                 const ip_assignment *a, ip_assignment *out, ip_error *err);
 

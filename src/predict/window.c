@@ -58,7 +58,6 @@ typedef struct lifted {
     ip_trace *cut;            /* observed trace cut after the window */
     uint32_t *cut_txn;        /* cut txn -> observed txn */
     uint32_t *cut_of;         /* observed txn -> cut txn or IP_NONE */
-    uint32_t *cut_ev;         /* observed event -> cut event or IP_NONE */
 } lifted;
 
 typedef struct window {
@@ -104,7 +103,6 @@ static void lifted_free(lifted *l)
     ip_trace_free(l->cut);
     free(l->cut_txn);
     free(l->cut_of);
-    free(l->cut_ev);
     *l = (lifted){0};
 }
 
@@ -121,8 +119,7 @@ static bool make_cut(const window *w, lifted *l, ip_error *err)
     if (!l->cut)
         return false;
     l->cut_of = malloc(sizeof *l->cut_of * (t->n_txns + 1));
-    l->cut_ev = malloc(sizeof *l->cut_ev * (t->n_events + 1));
-    if (!l->cut_of || !l->cut_ev) {
+    if (!l->cut_of) {
         lifted_free(l);       /* never half a cut */
         return ip_oom(err, "prediction: out of memory");
     }
@@ -130,14 +127,12 @@ static bool make_cut(const window *w, lifted *l, ip_error *err)
         l->cut_of[x] = IP_NONE;
     for (uint32_t x = 0; x < l->cut->n_txns; x++)
         l->cut_of[l->cut_txn[x]] = x;
-    for (uint32_t e = 0; e < t->n_events; e++)
-        l->cut_ev[e] = IP_NONE;
-    for (uint32_t e = 0; e < l->cut->n_events; e++) {
-        uint32_t o = observed_event(w->rs, l->cut, l->cut_txn, e);
-        if (o != IP_NONE)
-            l->cut_ev[o] = e;
-    }
     return true;
+}
+
+static uint32_t cut_of_obs(const void *ctx, uint32_t x)
+{
+    return ((const lifted *)ctx)->cut_of[x];
 }
 
 /* The window's assignment over the cut trace: reads before the window
@@ -147,45 +142,9 @@ static bool lift_assignment(const window *w, const lifted *l,
                             const ip_assignment *a, ip_assignment *out,
                             ip_error *err)
 {
-    const ip_trace *cut = l->cut, *sub = w->sub, *t = w->rs->obs;
-    bool strict = w->rs->opts->boundary == IP_BOUNDARY_STRICT;
-    out->boundary = malloc(sizeof *out->boundary * (cut->n_sessions + 1));
-    out->writer = malloc(sizeof *out->writer * (cut->n_events + 1));
-    if (!out->boundary || !out->writer)
-        return ip_oom(err, "prediction: out of memory");
-    for (uint32_t s = 0; s < cut->n_sessions; s++)
-        out->boundary[s] = IP_NONE;
-    for (uint32_t e = 0; e < cut->n_events; e++)
-        out->writer[e] = cut->events[e].kind == IP_READ
-                             ? cut->events[e].writer : IP_NONE;
-    for (uint32_t s = 0; s < sub->n_sessions; s++) {
-        uint32_t b = a->boundary[s];
-        if (b == IP_NONE)
-            continue;
-        uint32_t cb = strict
-            ? l->cut_ev[observed_event(w->rs, sub, w->sub_txn, b)]
-            : l->cut_of[w->sub_txn[b]];
-        uint32_t cx = strict ? cut->events[cb].txn : cb;
-        out->boundary[cut->txns[cx].session] = cb;
-    }
-    for (uint32_t e = 0; e < sub->n_events; e++) {
-        if (sub->events[e].kind != IP_READ)
-            continue;
-        uint32_t oe = observed_event(w->rs, sub, w->sub_txn, e);
-        uint32_t ce = l->cut_ev[oe], sw = a->writer[e], ow;
-        if (sw == IP_NONE)
-            ow = IP_NONE;
-        else if (sw != IP_INIT_TXN)
-            ow = l->cut_of[w->sub_txn[sw]];
-        else if (sub->events[e].writer == IP_INIT_TXN)
-            ow = cut->events[ce].writer;      /* unchanged */
-        else {
-            window_view v = view_of(w);
-            ow = l->cut_of[local_writer_before(&v, t->events[oe].key)];
-        }
-        out->writer[ce] = ow;
-    }
-    return true;
+    window_view v = view_of(w);
+    lift_target t = {.to = l->cut, .of_obs = cut_of_obs, .ctx = l};
+    return local_lift_to(&v, &t, a, out, err);
 }
 
 /* Candidate p of the window, lifted to trace tr as *a (taken), confirmed
