@@ -7,7 +7,7 @@
 #   make deb    a Debian package (build/isopredict_VERSION_ARCH.deb)
 # Other targets: deps, build, asan, clean.
 
-DEB_PACKAGES := build-essential cmake pkg-config libz3-dev libcjson-dev libcunit1-dev jq man-db \
+DEB_PACKAGES := build-essential cmake pkg-config libz3-dev libcjson-dev libcunit1-dev jq man-db python3 \
                 postgresql-15 libpq-dev \
                 libgraphviz-dev chromium
 PREFIX ?= /usr/local
