@@ -36,15 +36,8 @@ static uint32_t session_before(const window_view *v, uint32_t x)
 /* The local id of observed txn x, IP_NONE when it is not there. */
 static uint32_t local_of(const window_local *l, uint32_t x)
 {
-    uint32_t lo = 0, hi = l->tr->n_txns;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (l->txn[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < l->tr->n_txns && l->txn[lo] == x ? lo : IP_NONE;
+    uint32_t n = l->tr->n_txns, i = ip_lower_bound(l->txn, 0, n, x);
+    return i < n && l->txn[i] == x ? i : IP_NONE;
 }
 
 static uint8_t *context_of(const window_view *v)

@@ -464,15 +464,8 @@ static uint32_t sub_txn_of(const window *w, uint32_t x)
 {
     if (x == IP_INIT_TXN)
         return w->first == 1 ? IP_INIT_TXN : IP_NONE;
-    uint32_t lo = 1, hi = w->sub->n_txns;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (w->sub_txn[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < w->sub->n_txns && w->sub_txn[lo] == x ? lo : IP_NONE;
+    uint32_t n = w->sub->n_txns, i = ip_lower_bound(w->sub_txn, 1, n, x);
+    return i < n && w->sub_txn[i] == x ? i : IP_NONE;
 }
 
 /* Fact f over observed ids as a READS fact of the window's trace; false
