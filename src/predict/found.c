@@ -4,6 +4,7 @@
  * classes under triage.
  */
 #include "found.h"
+#include "smallest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,12 +107,76 @@ static accept_result counted(run_state *rs, ip_triage_result t)
     return ACCEPT_KEPT;
 }
 
+/* The exhaustive search's confirmation, of a copy of holder a's
+ * assignment. */
+static confirm_outcome confirm_whole(void *ctx, const ip_prediction *a,
+                                     ip_prediction *q, ip_error *err)
+{
+    const run_state *rs = ctx;
+    const ip_trace *t = rs->obs;
+    ip_assignment c = {
+        .boundary = malloc(sizeof *c.boundary * (t->n_sessions + 1)),
+        .writer = malloc(sizeof *c.writer * (t->n_events + 1))};
+    memset(q, 0, sizeof *q);
+    if (!c.boundary || !c.writer) {
+        ip_assignment_free(&c);
+        return ip_oom(err, "prediction: out of memory"), CONFIRM_ERROR;
+    }
+    memcpy(c.boundary, a->assignment.boundary,
+           sizeof *c.boundary * t->n_sessions);
+    memcpy(c.writer, a->assignment.writer, sizeof *c.writer * t->n_events);
+    confirm_ctx cc = {.obs = t, .model = rs->opts->model,
+                      .boundary = rs->opts->boundary,
+                      .encoding = rs->opts->encoding, .lazy_weak = true,
+                      .check_timeout_ms = guard_check_ms(rs->g), .err = err};
+    ip_pco pco;
+    confirm_outcome o = ip_confirm(&cc, &c, q, &pco);
+    ip_pco_free(&pco);
+    return o;
+}
+
+static uint32_t kept_size(void *ctx, const ip_prediction *q)
+{
+    (void)ctx;
+    return q->history->n_txns - 1;
+}
+
+/* p, or a smaller part found from it (smallest.h), as class cls's
+ * representative. */
+static bool represent_smallest(run_state *rs, ip_prediction *p, uint32_t cls,
+                               ip_error *err)
+{
+    smallest_ctx c = {.tr = rs->obs, .tg = rs->opts->triage, .cls = cls,
+                      .confirm = confirm_whole, .size = kept_size,
+                      .ctx = rs};
+    ip_prediction pm, qm;
+    int s = smallest_part(&c, p, p, &pm, &qm, err);
+    bool ok = s >= 0 &&
+              ip_triage_represent(rs->opts->triage, cls, rs->obs,
+                                  s ? &qm : p, s ? &qm : p, err);
+    if (s > 0) {
+        ip_prediction_clear(&pm);
+        ip_prediction_clear(&qm);
+    }
+    return ok;
+}
+
 accept_result run_classify(run_state *rs, ip_prediction *p,
                            const uint32_t *base_txn, ip_error *err)
 {
     p->seconds = ip_now() - rs->start;
-    return counted(rs, ip_triage_add(rs->opts->triage, rs->obs, p, base_txn,
-                                     rs->round, err));
+    if (base_txn)                 /* a window's, over its cut: as it is */
+        return counted(rs, ip_triage_add(rs->opts->triage, rs->obs, p,
+                                         base_txn, rs->round, err));
+    uint32_t cls;
+    bool want;
+    accept_result r = counted(rs, ip_triage_add_part(rs->opts->triage, p,
+                                                     NULL, rs->round,
+                                                     kept_size(rs, p), &cls,
+                                                     &want, err));
+    if (r != ACCEPT_ERROR && want && !represent_smallest(rs, p, cls, err))
+        r = ACCEPT_ERROR;
+    return r;
 }
 
 accept_result run_classify_part(run_state *rs, ip_prediction *p,

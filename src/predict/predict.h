@@ -380,6 +380,9 @@ typedef struct ip_predict_stats {
     uint32_t covers_learned;    /* triage in windows: instances another
                                    window found, forbidden before they were
                                    found again (covered.h) */
+    uint32_t rest_tried, rest_found; /* triage: models' other changed
+                                   reads tried after an instance, and the
+                                   instances they held (solve.c) */
     uint32_t replayed;          /* triage's later passes: constraints an
                                    earlier pass over the window learned,
                                    added again instead of found again
@@ -564,6 +567,11 @@ ip_triage_result ip_triage_add_part(ip_triage *tg, const ip_prediction *p,
 bool ip_triage_represent(ip_triage *tg, uint32_t cls, const ip_trace *obs,
                          ip_prediction *rep, const ip_prediction *part,
                          ip_error *err);
+
+/* Is p (over ip_prediction_base) of class cls?  False also when out of
+ * memory (*oom set). */
+bool ip_triage_is_class(ip_triage *tg, uint32_t cls, const ip_prediction *p,
+                        bool *oom);
 
 uint32_t ip_triage_count(const ip_triage *tg);      /* classes */
 uint32_t ip_triage_instances(const ip_triage *tg);  /* of all classes */

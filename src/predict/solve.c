@@ -39,6 +39,18 @@ static bool time_left(const problem *pb, unsigned *ms)
     return true;
 }
 
+/* The checkers' time for one candidate: at least a second past a
+ * window's own share, but never past the run's deadline (the checkers
+ * are not interrupted by the guard, which ends a run that overruns it). */
+static unsigned check_ms(const problem *pb)
+{
+    unsigned ms;
+    time_left(pb, &ms);
+    unsigned run_ms = guard_check_ms(pb->g);
+    unsigned floor_ms = run_ms && run_ms < 1000 ? run_ms : 1000;
+    return ms && ms < floor_ms ? floor_ms : ms;
+}
+
 static bool same_assignment(const ip_trace *t, const ip_assignment *a,
                             const ip_assignment *b)
 {
@@ -180,6 +192,36 @@ static bool cover_facts(problem *pb, const ip_prediction *p, ip_fact **f,
  * blocks its set of changed reads; triage forbids the reads of its class
  * cycle with their writers instead (every later model with them holds
  * the same instance), which also covers what blocking would. */
+/* p's assignment with the cover's reads back on their observed writers,
+ * into *rest; false when p changes no other read (or out of memory:
+ * *oom). */
+static bool rest_of(const problem *pb, const ip_prediction *p,
+                    const ip_fact *cover, uint32_t n_cover,
+                    ip_assignment *rest, bool *oom)
+{
+    const ip_trace *t = pb->tr;
+    memset(rest, 0, sizeof *rest);
+    *oom = false;
+    if (!pb->cover || n_cover == 0 || p->n_changed <= n_cover)
+        return false;
+    rest->boundary = malloc(sizeof *rest->boundary * (t->n_sessions + 1));
+    rest->writer = malloc(sizeof *rest->writer * (t->n_events + 1));
+    if (!rest->boundary || !rest->writer) {
+        ip_assignment_free(rest);
+        return !(*oom = true);
+    }
+    memcpy(rest->boundary, p->assignment.boundary,
+           sizeof *rest->boundary * t->n_sessions);
+    memcpy(rest->writer, p->assignment.writer,
+           sizeof *rest->writer * t->n_events);
+    for (uint32_t i = 0; i < n_cover; i++)
+        rest->writer[cover[i].a] = t->events[cover[i].a].writer;
+    return true;
+}
+
+static int accept_rest(problem *pb, ip_encoder *enc, ip_assignment *rest,
+                       uint32_t iter);
+
 static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
                         uint32_t iter)
 {
@@ -188,10 +230,15 @@ static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
              p->n_changed);
     ip_fact *cover;
     uint32_t n_cover;
+    ip_assignment rest;
+    bool oom = false;
     bool ok = cover_facts(pb, p, &cover, &n_cover) &&
               (n_cover ? forbid(pb, enc, cover, n_cover)
                        : block_changed(pb, enc, p));
-    if (!ok) {
+    bool has_rest = ok && rest_of(pb, p, cover, n_cover, &rest, &oom);
+    if (!ok || oom) {
+        if (oom)
+            ip_oom(pb->err, "prediction: out of memory");
         free(cover);
         ip_prediction_clear(p);
         return IP_PREDICT_ERROR;
@@ -204,29 +251,65 @@ static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
     switch (r) {
     case ACCEPT_KEPT:
     case ACCEPT_KNOWN:
-    case ACCEPT_REJECTED: return -1;
-    case ACCEPT_ENOUGH: return IP_PREDICT_FOUND;
+    case ACCEPT_REJECTED:
+        return has_rest ? accept_rest(pb, enc, &rest, iter) : -1;
+    case ACCEPT_ENOUGH:
+        if (has_rest)
+            ip_assignment_free(&rest);
+        return IP_PREDICT_FOUND;
     case ACCEPT_ERROR: break;
     }
+    if (has_rest)
+        ip_assignment_free(&rest);
     return IP_PREDICT_ERROR;
+}
+
+/* Triage: the rest of a model whose instance was just covered - its other
+ * changed reads - often holds another instance: confirmed like a model
+ * (weak isolation checked, as it is not one), it saves a solver call.
+ * Anything but a confirmed prediction is dropped; nothing is refuted
+ * (the solver may never propose it). */
+static int accept_rest(problem *pb, ip_encoder *enc, ip_assignment *rest,
+                       uint32_t iter)
+{
+    unsigned ms;
+    if (!time_left(pb, &ms)) {
+        ip_assignment_free(rest);
+        return -1;
+    }
+    ip_error why = {0};
+    confirm_ctx c = {.obs = pb->tr, .model = pb->eo.model,
+                     .boundary = pb->eo.boundary, .encoding = pb->eo.encoding,
+                     .lazy_weak = true, .check_timeout_ms = check_ms(pb),
+                     .err = &why};
+    ip_prediction p;
+    ip_pco pco;
+    confirm_outcome o = ip_confirm(&c, rest, &p, &pco);
+    ip_pco_free(&pco);
+    pb->stats->rest_tried++;
+    if (o == CONFIRM_OK) {
+        pb->stats->rest_found++;
+        p.iteration = pb->stats->solver_calls;
+        p.window = IP_NONE;
+        return accept_model(pb, enc, &p, iter);
+    }
+    ip_prediction_clear(&p);
+    if (o == CONFIRM_ERROR && why.oom) {
+        *pb->err = why;
+        return IP_PREDICT_ERROR;
+    }
+    return -1;
 }
 
 /* What to do with one model; returns -1 to go on, else the result. */
 static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
                         ip_assignment *prev, uint32_t iter)
 {
-    unsigned ms;
-    time_left(pb, &ms);
-    /* a checker gets at least a second past a window's own share, but
-     * never past the run's deadline: the checkers are not interrupted
-     * by the guard, which ends a run that overruns it */
-    unsigned run_ms = guard_check_ms(pb->g);
-    unsigned floor_ms = run_ms && run_ms < 1000 ? run_ms : 1000;
     ip_legality legal = {0};
     confirm_ctx c = {.obs = pb->tr, .model = pb->eo.model,
                      .boundary = pb->eo.boundary, .encoding = pb->eo.encoding,
                      .lazy_weak = pb->eo.lazy_weak,
-                     .check_timeout_ms = ms && ms < floor_ms ? floor_ms : ms,
+                     .check_timeout_ms = check_ms(pb),
                      .legal = &legal, .err = pb->err};
     ip_prediction p;
     ip_pco pco;

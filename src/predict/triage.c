@@ -364,6 +364,22 @@ bool ip_triage_represent(ip_triage *tg, uint32_t cls, const ip_trace *obs,
     return ok;
 }
 
+bool ip_triage_is_class(ip_triage *tg, uint32_t cls, const ip_prediction *p,
+                        bool *oom)
+{
+    *oom = false;
+    if (!p->history || p->ser_verdict.n_cycles == 0)
+        return false;
+    char *sig = ip_prediction_signature(p, tg->kf);
+    if (!sig)
+        return !(*oom = true);
+    pthread_mutex_lock(&tg->lock);       /* the table may grow meanwhile */
+    bool same = cls < tg->n_cls && !strcmp(sig, tg->cls[cls].signature);
+    pthread_mutex_unlock(&tg->lock);
+    free(sig);
+    return same;
+}
+
 /* Most instances first, then by signature: the order of the report. */
 static bool ranks_before(const ip_triage *tg, uint32_t a, uint32_t b)
 {

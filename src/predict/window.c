@@ -9,6 +9,7 @@
 #include "covered.h"
 #include "found.h"
 #include "local.h"
+#include "smallest.h"
 #include "window.h"
 #include "extract_internal.h"
 
@@ -361,6 +362,41 @@ static accept_result classify_on_cut(window *w, const ip_prediction *p,
     return r;
 }
 
+static confirm_outcome confirm_part(void *ctx, const ip_prediction *a,
+                                    ip_prediction *q, ip_error *err)
+{
+    return confirm_locally(ctx, a, q, err);
+}
+
+/* The cut transactions a local prediction stands for. */
+static uint32_t part_size(void *ctx, const ip_prediction *q)
+{
+    window *w = ctx;
+    window_view v = view_of(w);
+    return local_cut_txns(&w->loc, &v, q->history->n_txns - 1);
+}
+
+/* Class cls wants a representative of the size local prediction q (of
+ * window prediction p) stands for: made from the smallest part found
+ * from them. */
+static bool represent(window *w, const ip_prediction *p, ip_prediction *q,
+                      uint32_t cls, ip_error *err)
+{
+    smallest_ctx c = {.tr = w->sub, .tg = w->rs->opts->triage, .cls = cls,
+                      .confirm = confirm_part, .size = part_size,
+                      .q_base = w->loc.tr, .ctx = w};
+    ip_prediction pm, qm;
+    int s = smallest_part(&c, p, q, &pm, &qm, err);
+    if (s <= 0)
+        return s == 0 && represent_from_cut(w, p, cls, q, err);
+    qm.base = w->loc.tr;
+    bool ok = represent_from_cut(w, &pm, cls, &qm, err);
+    qm.base = NULL;
+    ip_prediction_clear(&pm);
+    ip_prediction_clear(&qm);
+    return ok;
+}
+
 /* Triage: confirmed and classified on the local trace, the cut only for
  * a representative (or when the local trace cannot say). */
 static accept_result classify_locally(window *w, const ip_prediction *p,
@@ -393,7 +429,7 @@ static accept_result classify_locally(window *w, const ip_prediction *p,
                               local_cut_txns(&w->loc, &v,
                                              q.history->n_txns - 1),
                               &cls, &want, err);
-    if (r != ACCEPT_ERROR && want && !represent_from_cut(w, p, cls, &q, err))
+    if (r != ACCEPT_ERROR && want && !represent(w, p, &q, cls, err))
         r = ACCEPT_ERROR;
     q.base = NULL;
     ip_prediction_clear(&q);
@@ -670,6 +706,8 @@ static void solve_window(round_state *rd, uint32_t j)
     rs->stats->confirmed_on_cut += w.n_cut;
     rs->stats->covers_learned += w.n_learned;
     rs->stats->replayed += st.replayed;
+    rs->stats->rest_tried += st.rest_tried;
+    rs->stats->rest_found += st.rest_found;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
     bool gave_up = r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g);
