@@ -119,7 +119,9 @@ int sg_many_cycles(const sg_graph *g, uint32_t first_cond, uint32_t max,
 /* ---- strong_known.c: known edges, reader index, chained keys ---- */
 bool sg_add_base(sg_ctx *c, uint32_t u, uint32_t v, uint8_t kind,
                  uint32_t key, uint8_t forced);
-/* Points, so and wr edges, reader and read-from indexes. */
+/* Points, so and wr edges and the reader index (rd_*). */
+bool sg_build_base(sg_ctx *c);
+/* The same and the read-from index (rf_*). */
 bool sg_build_known(sg_ctx *c);
 /* Order the keys with a chain of direct evidence (adds their edges);
  * collect the rest in c->uk_*. */
@@ -155,6 +157,12 @@ bool sg_rebuild_decided(sg_ctx *c);
 ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms, bool no_guess);
 /* Complete every undecided pair in the current topological order. */
 bool sg_complete_by_topo(sg_ctx *c);
+
+/* ---- strong_mt.c ---- */
+/* The checker of mini-transaction histories (ip_trace_mini must hold):
+ * the MTC paper's linear-time algorithms; no search, no solver. */
+ip_check_result sg_check_mini(const ip_trace *t, bool si, ip_verdict *out,
+                              ip_strong_stats *stats, ip_error *err);
 
 /* ---- strong_witness.c ---- */
 bool sg_order_witness(sg_ctx *c, ip_verdict *out);

@@ -128,13 +128,17 @@ static bool index_read_from(sg_ctx *c)
     return true;
 }
 
-bool sg_build_known(sg_ctx *c)
+bool sg_build_base(sg_ctx *c)
 {
     c->g.n_points = c->si ? 2 * c->t->n_txns : c->t->n_txns;
-    if (!add_session_and_read_edges(c) || !index_readers(c) ||
-        !index_read_from(c))
+    if (!add_session_and_read_edges(c) || !index_readers(c))
         return sg_oom(c);
     return true;
+}
+
+bool sg_build_known(sg_ctx *c)
+{
+    return sg_build_base(c) && (index_read_from(c) || sg_oom(c));
 }
 
 static bool push_edge(void *env, const sg_edge *e)

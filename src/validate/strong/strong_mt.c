@@ -1,0 +1,126 @@
+/*
+ * strong_mt.c - ser and si of mini-transaction histories (ip_trace_mini)
+ * in linear time, after the MTC paper (Algorithm 1 without the transitive
+ * closure of ww, its Section IV-C).
+ *
+ * In a mini-transaction every write of a key follows a read of it, and
+ * every read names its writer.  A transaction s that reads k from w and
+ * writes k must follow w among k's writers in every valid order (before w
+ * it would make s -ww-> w -wr-> s), and nothing may come between them (a
+ * writer v there gives s -rw-> v -ww-> s).  So each write has at most one
+ * ww successor, the one transaction that read it and wrote its key again.
+ * Two of them (the paper's divergence: s1 and s2 read k from w and both
+ * write k) violate si, hence ser, whatever their order: the cycle is
+ * s1 -ww-> s2 -rw-> s1 at si (the ww order one of the two, not forced) and
+ * s1 -rw-> s2 -rw-> s1 at ser.  Otherwise the successors chain each key's
+ * writers from txn 0 on, and so, wr, the chains' ww edges and the rw edges
+ * from every reader of a write to its successor are the dependency graph
+ * up to transitivity (the paper's Theorems 1 and 2): the history satisfies
+ * the level iff its point graph (strong_graph.h) is acyclic, and the
+ * witness (order or cycle) is read off that graph as the general
+ * checker's is.
+ */
+#include <stdlib.h>
+
+#include "strong_check.h"
+
+typedef struct divergence {
+    uint32_t key, writer, s1, s2;
+} divergence;
+
+/* The cycle of a divergence, as the level's witness. */
+static bool divergence_cycle(sg_ctx *c, const divergence *d, ip_verdict *out)
+{
+    ip_edge *e = malloc(2 * sizeof *e);
+    out->cycles = calloc(1, sizeof *out->cycles);
+    if (!e || !out->cycles) {
+        free(e);
+        return sg_oom(c);
+    }
+    /* s2 read the write s1 overwrote: w before s1 in every valid order */
+    ip_edge back = { .from = d->s2, .to = d->s1, .kind = IP_EDGE_RW,
+                     .key = d->key, .via = d->writer, .forced = 1 };
+    if (c->si)
+        e[0] = (ip_edge){ .from = d->s1, .to = d->s2, .kind = IP_EDGE_WW,
+                          .key = d->key, .via = IP_NONE, .forced = 0 };
+    else
+        e[0] = (ip_edge){ .from = d->s1, .to = d->s2, .kind = IP_EDGE_RW,
+                          .key = d->key, .via = d->writer, .forced = 1 };
+    e[1] = back;
+    out->cycles[0] = (ip_cycle){ e, 2 };
+    out->n_cycles = 1;
+    return true;
+}
+
+/* The ww successor of write event e among its readers, IP_NONE when none;
+ * false when two readers write its key again (*d says which). */
+static bool successor(const sg_ctx *c, uint32_t e, uint32_t *succ,
+                      divergence *d)
+{
+    const ip_trace *t = c->t;
+    const ip_event *ev = &t->events[e];
+    *succ = IP_NONE;
+    for (uint32_t i = c->rd_first[e]; i < c->rd_first[e + 1]; i++) {
+        uint32_t r = c->rd[i];
+        if (r == *succ || ip_write_event(t, r, ev->key) == IP_NONE)
+            continue;
+        if (*succ != IP_NONE) {
+            *d = (divergence){ ev->key, ev->txn, *succ, r };
+            return false;
+        }
+        *succ = r;
+    }
+    return true;
+}
+
+/* Add every write's ww edge to its successor and the rw edges of its other
+ * readers (sg_add_option); false on a divergence (*diverged set) or when
+ * out of memory. */
+static bool add_chains(sg_ctx *c, divergence *d, bool *diverged)
+{
+    const ip_trace *t = c->t;
+    *diverged = false;
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        const ip_event *ev = &t->events[e];
+        uint32_t s;
+        if (ev->kind != IP_WRITE || !ip_committed(t, ev->txn))
+            continue;
+        if (!successor(c, e, &s, d)) {
+            *diverged = true;
+            return false;
+        }
+        if (s != IP_NONE && !sg_add_option(c, ev->key, ev->txn, s, 1))
+            return false;
+    }
+    return true;
+}
+
+static ip_check_result decide(sg_ctx *c, ip_verdict *out)
+{
+    divergence d;
+    bool diverged;
+    if (!sg_build_base(c))
+        return IP_CHECK_ERROR;
+    if (!add_chains(c, &d, &diverged))
+        return diverged && divergence_cycle(c, &d, out) ? IP_CHECK_VIOLATION
+                                                        : IP_CHECK_ERROR;
+    if (!sg_index(&c->g))
+        return sg_oom(c), IP_CHECK_ERROR;
+    if (!c->g.acyclic)
+        return sg_cycle_witness(c, out) ? IP_CHECK_VIOLATION : IP_CHECK_ERROR;
+    return sg_order_witness(c, out) ? IP_CHECK_OK : IP_CHECK_ERROR;
+}
+
+ip_check_result sg_check_mini(const ip_trace *t, bool si, ip_verdict *out,
+                              ip_strong_stats *stats, ip_error *err)
+{
+    sg_frame f;
+    const ip_strong_opts *sopts = NULL;
+    sg_frame_begin(&f, si, &sopts, out, &stats, &err);
+    sg_ctx c = { .t = t, .si = si, .stats = stats, .err = err };
+    stats->mini = true;
+    ip_check_result res = decide(&c, out);
+    stats->sec_known = ip_now() - f.t0;
+    sg_ctx_free(&c);
+    return sg_frame_end(&f, si, res, out);
+}
