@@ -24,7 +24,9 @@
  * listed in the order they ran, and each one's snapshot includes the
  * session's earlier transactions.
  *
- * usage: gen_mt OPS SESSIONS SEED [ser|si|lost] > history.json
+ * KEYS (default OPS/10) keys; fewer make more conflicts.
+ *
+ * usage: gen_mt OPS SESSIONS SEED [ser|si|lost [KEYS]] > history.json
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -203,22 +205,25 @@ static void print_history(const world *w, uint32_t sessions)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 && argc != 5) {
-        fputs("usage: gen_mt OPS SESSIONS SEED [ser|si|lost]\n", stderr);
+    if (argc < 4 || argc > 6) {
+        fputs("usage: gen_mt OPS SESSIONS SEED [ser|si|lost [KEYS]]\n",
+              stderr);
         return 2;
     }
     uint64_t ops = strtoull(argv[1], NULL, 10);
     uint32_t sessions = (uint32_t)strtoul(argv[2], NULL, 10);
     rng r = {strtoull(argv[3], NULL, 10) * 2654435761u + 1};
-    const char *model = argc == 5 ? argv[4] : "ser";
+    const char *model = argc >= 5 ? argv[4] : "ser";
+    uint64_t keys = argc == 6 ? strtoull(argv[5], NULL, 10) : ops / 10;
     bool concurrent = strcmp(model, "ser") != 0;
     bool check_writes = strcmp(model, "si") == 0;
-    if (ops == 0 || sessions == 0 ||
+    if (ops == 0 || sessions == 0 || keys > UINT32_MAX ||
         (concurrent && !check_writes && strcmp(model, "lost") != 0)) {
-        fputs("usage: gen_mt OPS SESSIONS SEED [ser|si|lost]\n", stderr);
+        fputs("usage: gen_mt OPS SESSIONS SEED [ser|si|lost [KEYS]]\n",
+              stderr);
         return 2;
     }
-    world w = {.n_keys = (uint32_t)(ops / 10 > 16 ? ops / 10 : 16)};
+    world w = {.n_keys = (uint32_t)(keys > 16 ? keys : 16)};
     w.keys = xcalloc(w.n_keys, sizeof *w.keys);
     /* a transaction has at most 4 ops and at least 1 */
     w.txns = xcalloc((size_t)ops, sizeof *w.txns);

@@ -224,7 +224,7 @@ static uint32_t pick_source(rng *r, const versions *v, uint32_t k, int stale,
 static void add_read(ip_builder *b, uint32_t h, uint32_t k, uint32_t src,
                      ip_error *err)
 {
-    char key[8], from[16];
+    char key[16], from[16];
     snprintf(key, sizeof key, "k%u", k);
     if (src == 0)
         snprintf(from, sizeof from, "init");
@@ -267,7 +267,7 @@ static void add_txn(rng *r, ip_builder *b, uint32_t h, uint32_t id,
         add_read(b, h, p->keys[i],
                  pick_source(r, v, p->keys[i], stale, snap), err);
     for (uint32_t i = 0; i < p->n_write; i++) {
-        char key[8];
+        char key[16];
         uint32_t k = p->keys[i];
         snprintf(key, sizeof key, "k%u", k);
         CU_ASSERT(ip_builder_op(b, h, IP_WRITE, key, NULL, NULL, 0, err));
@@ -293,7 +293,7 @@ static ip_trace *random_mini(rng *r, uint32_t n, int stale)
         v.n[k] = 1;
     }
     for (uint32_t s = 0; s < sessions; s++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "s%u", s);
         sid[s] = ip_builder_session(b, name, &err);
     }

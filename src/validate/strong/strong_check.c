@@ -14,6 +14,7 @@ void sg_ctx_free(sg_ctx *c)
     sg_graph_free(&c->g);
     free(c->rd_first);
     free(c->rd);
+    free(c->rd_wev);
     free(c->rf_first);
     free(c->rf);
     free(c->uk_key);

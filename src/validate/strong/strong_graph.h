@@ -54,6 +54,9 @@ typedef struct sg_ctx {
     sg_graph g;
     /* readers (txns) of write event e: rd[rd_first[e] .. rd_first[e+1]) */
     uint32_t *rd_first, *rd;
+    /* per event: for a counted read the write event it reads, else
+     * IP_NONE (looked up once, while indexing the readers) */
+    uint32_t *rd_wev;
     /* distinct writers txn v reads from, sorted: rf[rf_first[v] ..) */
     uint32_t *rf_first, *rf;
     /* keys left after chaining: writers uk_w[uk_first[i] .. uk_first[i+1])
@@ -135,6 +138,10 @@ bool sg_option_edges(const sg_ctx *c, uint32_t key, uint32_t a, uint32_t b,
 /* Add them to the graph. */
 bool sg_add_option(sg_ctx *c, uint32_t key, uint32_t a, uint32_t b,
                    uint8_t forced);
+/* The same for the writer and key of write event e. */
+bool sg_add_option_at(sg_ctx *c, uint32_t e, uint32_t b, uint8_t forced);
+/* Room for n more edges (a hint: false only when out of memory). */
+bool sg_reserve(sg_graph *g, uint32_t n);
 
 /* ---- strong_prune.c ---- */
 typedef enum { SG_OPEN, SG_DONE, SG_CONFLICT, SG_FAIL } sg_status;

@@ -52,53 +52,68 @@ static bool divergence_cycle(sg_ctx *c, const divergence *d, ip_verdict *out)
     return true;
 }
 
-/* The ww successor of write event e among its readers, IP_NONE when none;
- * false when two readers write its key again (*d says which). */
-static bool successor(const sg_ctx *c, uint32_t e, uint32_t *succ,
-                      divergence *d)
+/* Does the transaction of read event i write the read's key too?  (Its
+ * events are next to i.) */
+static bool rewrites(const ip_trace *t, uint32_t i)
+{
+    const ip_event *ev = &t->events[i];
+    const ip_txn *x = &t->txns[ev->txn];
+    for (uint32_t j = x->ev_first; j < x->ev_first + x->ev_count; j++)
+        if (t->events[j].kind == IP_WRITE && t->events[j].key == ev->key)
+            return true;
+    return false;
+}
+
+/* succ[e]: the ww successor of write event e, the transaction that read it
+ * and writes its key again (IP_NONE: none).  False on a divergence (*d
+ * says where). */
+static bool successors(const sg_ctx *c, uint32_t *succ, divergence *d)
 {
     const ip_trace *t = c->t;
-    const ip_event *ev = &t->events[e];
-    *succ = IP_NONE;
-    for (uint32_t i = c->rd_first[e]; i < c->rd_first[e + 1]; i++) {
-        uint32_t r = c->rd[i];
-        if (r == *succ || ip_write_event(t, r, ev->key) == IP_NONE)
+    for (uint32_t e = 0; e < t->n_events; e++)
+        succ[e] = IP_NONE;
+    for (uint32_t i = 0; i < t->n_events; i++) {
+        uint32_t e = c->rd_wev[i], s = t->events[i].txn;
+        if (e == IP_NONE || succ[e] == s || !rewrites(t, i))
             continue;
-        if (*succ != IP_NONE) {
-            *d = (divergence){ ev->key, ev->txn, *succ, r };
+        if (succ[e] != IP_NONE) {
+            *d = (divergence){ t->events[e].key, t->events[e].txn, succ[e],
+                               s };
             return false;
         }
-        *succ = r;
+        succ[e] = s;
     }
     return true;
 }
 
 /* Add every write's ww edge to its successor and the rw edges of its other
- * readers (sg_add_option); false on a divergence (*diverged set) or when
- * out of memory. */
+ * readers (sg_add_option_at); false on a divergence (*diverged set) or
+ * when out of memory. */
 static bool add_chains(sg_ctx *c, divergence *d, bool *diverged)
 {
     const ip_trace *t = c->t;
+    uint32_t *succ = malloc(((size_t)t->n_events + 1) * sizeof *succ);
     *diverged = false;
-    for (uint32_t e = 0; e < t->n_events; e++) {
-        const ip_event *ev = &t->events[e];
-        uint32_t s;
-        if (ev->kind != IP_WRITE || !ip_committed(t, ev->txn))
-            continue;
-        if (!successor(c, e, &s, d)) {
-            *diverged = true;
-            return false;
-        }
-        if (s != IP_NONE && !sg_add_option(c, ev->key, ev->txn, s, 1))
-            return false;
-    }
-    return true;
+    if (!succ)
+        return sg_oom(c);
+    bool ok = successors(c, succ, d);
+    *diverged = !ok;
+    for (uint32_t e = 0; ok && e < t->n_events; e++)
+        if (succ[e] != IP_NONE)
+            ok = sg_add_option_at(c, e, succ[e], 1);
+    free(succ);
+    return ok;
 }
 
 static ip_check_result decide(sg_ctx *c, ip_verdict *out)
 {
     divergence d;
     bool diverged;
+    /* at most: so and si's start -> commit per transaction; wr and rw per
+     * read, ww per write */
+    uint64_t most = 2 * (uint64_t)c->t->n_txns + 2 * (uint64_t)c->t->n_events;
+    if (!sg_reserve(&c->g, most > UINT32_MAX ? UINT32_MAX : (uint32_t)most))
+        return sg_oom(c), IP_CHECK_ERROR;
     if (!sg_build_base(c))
         return IP_CHECK_ERROR;
     if (!add_chains(c, &d, &diverged))
