@@ -4,8 +4,9 @@
 # (--general, the path every history took before) against the linear-time
 # mini-transaction path (the default on such histories).  Prints a markdown
 # table: history, level, verdict, path, then the median of RUNS runs of the
-# check time the command prints, the wall time and the peak RSS of the whole
-# command (reading included), from /usr/bin/time -v.
+# check time the command prints, and the CPU time (user + system), wall
+# time and peak RSS of the whole command (reading included), from
+# /usr/bin/time -v.  On a busy machine quote the CPU times.
 #
 # usage: bench/check/mt.sh [OPS]       (default 1000000 operations)
 #        env: BUILD (default build-bench), RUNS (default 3)
@@ -29,7 +30,7 @@ median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 # run FILE LABEL LEVEL PATH_OPTION
 run() {
-    : >"$work/checks"; : >"$work/walls"; : >"$work/rss"
+    : >"$work/checks"; : >"$work/walls"; : >"$work/rss"; : >"$work/cpus"
     i=0
     while [ "$i" -lt "$runs" ]; do
         /usr/bin/time -v "$bin" check --level "$3" $4 "$1" \
@@ -40,17 +41,20 @@ run() {
             awk -F: '{print $(NF-1) * 60 + $NF}' >>"$work/walls"
         sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time" \
             >>"$work/rss"
+        sed -n 's/.*\(User\|System\) time (seconds): //p' "$work/time" |
+            awk '{s += $1} END {print s}' >>"$work/cpus"
         i=$((i + 1))
     done
     verdict=$(head -1 "$work/out" | cut -d' ' -f1)
     path=${4:-mini-transactions}
-    printf '| %s | %s | %s | %s | %s | %s s | %s MiB |\n' "$2" "$3" \
+    printf '| %s | %s | %s | %s | %s | %s s | %s s | %s MiB |\n' "$2" "$3" \
         "${verdict:-none}" "${path#--}" "$(median <"$work/checks")" \
-        "$(median <"$work/walls")" "$(($(median <"$work/rss") / 1024))"
+        "$(median <"$work/cpus")" "$(median <"$work/walls")" \
+        "$(($(median <"$work/rss") / 1024))"
 }
 
-echo "| history | level | verdict | path | check ms | wall | peak RSS |"
-echo "|---|---|---|---|---|---|---|"
+echo "| history | level | verdict | path | check ms | CPU | wall | peak RSS |"
+echo "|---|---|---|---|---|---|---|---|"
 # ser: serial; si: snapshot isolation on 1,000 keys (write skews); lost:
 # snapshots without the write check (lost updates)
 for model in ser si lost; do
