@@ -1,7 +1,8 @@
 /*
  * trace.h - the history model of isopredict: the trace, the builder that
  * makes one, and what is asked of a finished one (queries, the so u wr
- * order, sub-traces, statistics).  Reading and writing files is the
+ * order, sub-traces, whether it is a mini-transaction history,
+ * statistics).  Reading and writing files is the
  * formats' room above (formats/formats.h), which feeds this builder; this
  * room never includes it.
  *

@@ -112,15 +112,18 @@ static ip_check_result decide(sg_ctx *c, ip_verdict *out)
     /* at most: so and si's start -> commit per transaction; wr and rw per
      * read, ww per write */
     uint64_t most = 2 * (uint64_t)c->t->n_txns + 2 * (uint64_t)c->t->n_events;
-    if (!sg_reserve(&c->g, most > UINT32_MAX ? UINT32_MAX : (uint32_t)most))
-        return sg_oom(c), IP_CHECK_ERROR;
-    if (!sg_build_base(c))
+    if (!sg_reserve(&c->g, most > UINT32_MAX ? UINT32_MAX : (uint32_t)most) ||
+        !sg_build_base(c)) {
+        sg_oom(c);
         return IP_CHECK_ERROR;
+    }
     if (!add_chains(c, &d, &diverged))
         return diverged && divergence_cycle(c, &d, out) ? IP_CHECK_VIOLATION
                                                         : IP_CHECK_ERROR;
-    if (!sg_index(&c->g))
-        return sg_oom(c), IP_CHECK_ERROR;
+    if (!sg_index(&c->g)) {
+        sg_oom(c);
+        return IP_CHECK_ERROR;
+    }
     if (!c->g.acyclic)
         return sg_cycle_witness(c, out) ? IP_CHECK_VIOLATION : IP_CHECK_ERROR;
     return sg_order_witness(c, out) ? IP_CHECK_OK : IP_CHECK_ERROR;
