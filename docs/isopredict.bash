@@ -13,7 +13,7 @@ _isopredict_opts()
         --weak-isolation --shard --key-family --merge --independent-windows
         --quiet --help" ;;
     check) echo "--level --format --json --timeout --max-cycles --jobs --html
-        --help" ;;
+        --general --help" ;;
     convert) echo "--from --to --lenient --help" ;;
     stats) echo "--format --json --lenient --help" ;;
     dot) echo "--format --out --lenient --help" ;;

@@ -20,7 +20,8 @@ static void usage(FILE *out)
 {
     fputs("usage: isopredict check --level LEVEL [--format FORMAT] [--json]\n"
           "                        [--timeout SECONDS] [--max-cycles N] "
-          "[--jobs N] TRACE...\n"
+          "[--jobs N]\n"
+          "                        [--general] TRACE...\n"
           "Decide exactly whether TRACE satisfies an isolation level.  Several\n"
           "traces, or a directory of them, are checked one process each, --jobs\n"
           "at a time (default: one per core), with a line per trace and a table.\n"
@@ -35,6 +36,9 @@ static void usage(FILE *out)
           "  --max-cycles N   report at most N cycles (default: one per "
           "component)\n"
           "  --jobs N         traces checked at once (several traces)\n"
+          "  --general        si, ser: the general checker even on a history "
+          "of\n                   mini-transactions (decided in linear time "
+          "otherwise)\n"
           "  --html FILE      also write an HTML report (a new file) with the "
           "witness\n                   cycle drawn\n"
           "Read-consistency anomalies (thin-air, aborted, future reads, ...) "
@@ -95,6 +99,7 @@ static int parse_args(int argc, char **argv, check_args *a)
         {"max-cycles", required_argument, NULL, 'm'},
         {"jobs", required_argument, NULL, 'J'},
         {"html", required_argument, NULL, 'H'},
+        {"general", no_argument, NULL, 'G'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     unsigned u;
@@ -131,6 +136,9 @@ static int parse_args(int argc, char **argv, check_args *a)
             break;
         case 'H':
             a->html = optarg;
+            break;
+        case 'G':
+            a->opts.general = true;
             break;
         case 'h':
             usage(stdout);

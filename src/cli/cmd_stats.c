@@ -12,7 +12,8 @@ static void usage(FILE *out)
 {
     fputs("usage: isopredict stats [--format FORMAT] [--json] [--lenient] "
           "TRACE\n"
-          "Count sessions, transactions, operations, events and keys.\n"
+          "Count sessions, transactions, operations, events and keys, and say\n"
+          "whether the trace is a mini-transaction history.\n"
           "  --format FORMAT  auto (default), json, isopredict-text, plume, "
           "awdit-test,\n                   dbcop, cobra (a directory)\n"
           "  --json           print a JSON object instead of a table\n"
@@ -40,19 +41,41 @@ typedef struct row {
     uint32_t value;
 } row;
 
-static int print_table(const row *rows, size_t n)
+/* Why the trace is not a mini-transaction history: "t5: a transaction
+ * has more than two reads" (empty when it is one). */
+static void mini_why(const ip_trace *t, const ip_stats *s, char *buf,
+                     size_t n)
+{
+    buf[0] = '\0';
+    if (s->mini_transactions)
+        return;
+    if (s->mini_why.txn != IP_NONE)
+        snprintf(buf, n, "%s: %s", ip_txn_name(t, s->mini_why.txn),
+                 ip_mini_reason(s->mini_why.kind));
+    else
+        snprintf(buf, n, "%s", ip_mini_reason(s->mini_why.kind));
+}
+
+static int print_table(const row *rows, size_t n, const char *why)
 {
     for (size_t i = 0; i < n; i++)
         printf("%-22s %u\n", rows[i].name, rows[i].value);
+    if (why[0])
+        printf("%-22s no (%s)\n", "mini_transactions", why);
+    else
+        printf("%-22s yes\n", "mini_transactions");
     return fflush(stdout) == 0 ? IP_EXIT_OK : IP_EXIT_USAGE;
 }
 
-static int print_json(const row *rows, size_t n)
+static int print_json(const row *rows, size_t n, const char *why)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = o != NULL;
     for (size_t i = 0; ok && i < n; i++)
         ok = cJSON_AddNumberToObject(o, rows[i].name, rows[i].value) != NULL;
+    ok = ok && cJSON_AddBoolToObject(o, "mini_transactions", !why[0]);
+    ok = ok && (!why[0] ||
+                cJSON_AddStringToObject(o, "mini_transactions_why", why));
     char *s = ok ? cJSON_Print(o) : NULL;
     cJSON_Delete(o);
     if (!s) {
@@ -88,7 +111,9 @@ static int report(const ip_trace *t, bool json)
         {"anomalies", t->n_anomalies},
     };
     size_t n = sizeof rows / sizeof *rows;
-    return json ? print_json(rows, n) : print_table(rows, n);
+    char why[300];
+    mini_why(t, &s, why, sizeof why);
+    return json ? print_json(rows, n, why) : print_table(rows, n, why);
 }
 
 int cmd_stats(int argc, char **argv)

@@ -75,4 +75,5 @@ void ip_trace_stats(const ip_trace *t, ip_stats *out)
     count_events(t, out);
     out->ambiguous_reads = t->n_ambiguous;
     out->conflict_keys = count_conflict_keys(t);
+    out->mini_transactions = ip_trace_mini(t, &out->mini_why);
 }

@@ -1,7 +1,8 @@
 /*
  * trace.h - the history model of isopredict: the trace, the builder that
  * makes one, and what is asked of a finished one (queries, the so u wr
- * order, sub-traces, statistics).  Reading and writing files is the
+ * order, sub-traces, whether it is a mini-transaction history,
+ * statistics).  Reading and writing files is the
  * formats' room above (formats/formats.h), which feeds this builder; this
  * room never includes it.
  *
@@ -454,14 +455,47 @@ ip_trace *ip_trace_slice_with(const ip_trace *t, const uint8_t *keep,
                               unsigned flags, uint32_t **map_txn,
                               ip_error *err);
 
+/* ---- mini-transactions ----------------------------------------------------- */
+
+/* A mini-transaction history (the MTC paper, Defs. 8-9; mini.c): every
+ * committed transaction but txn 0 has one or two reads and at most two
+ * writes, each write after a read of its key; every read names one writer
+ * (the paper's unique values); no read-consistency anomaly, and no
+ * transaction reads a key twice from different writers (the paper's
+ * internal consistency).  ser and si are decided in linear time on such
+ * histories.  Aborted transactions are not looked at. */
+typedef enum {
+    IP_MINI_YES = 0,
+    IP_MINI_AMBIGUOUS,        /* some read has several candidate writers */
+    IP_MINI_ANOMALIES,        /* read-consistency anomalies (lenient) */
+    IP_MINI_NO_READ,          /* a transaction without reads */
+    IP_MINI_READS,            /* more than two reads */
+    IP_MINI_WRITES,           /* more than two writes */
+    IP_MINI_BLIND_WRITE,      /* a write without an earlier read of its key */
+    IP_MINI_REREAD            /* a key read twice from different writers */
+} ip_mini_kind;
+
+typedef struct ip_mini_why {
+    uint8_t kind;             /* ip_mini_kind */
+    uint32_t txn;             /* the first transaction at fault, or IP_NONE */
+} ip_mini_why;
+
+/* True iff t is a mini-transaction history; *why (may be NULL) says why
+ * not.  Linear in ops and events, no allocation. */
+bool ip_trace_mini(const ip_trace *t, ip_mini_why *why);
+/* "a transaction has more than two reads", ... */
+const char *ip_mini_reason(ip_mini_kind kind);
+
 /* ---- statistics ----------------------------------------------------------- */
 
 typedef struct ip_stats {
     uint32_t sessions, txns, committed, aborted, read_only;
     uint32_t ops, reads, writes, local_reads, events, read_events,
              write_events, keys, ambiguous_reads,
-             conflict_keys;                  /* keys with >1 writer
+             conflict_keys,                  /* keys with >1 writer
                                                    besides txn 0 */
+             mini_transactions;              /* 1: ip_trace_mini */
+    ip_mini_why mini_why;                    /* why not, when 0 */
 } ip_stats;
 
 void ip_trace_stats(const ip_trace *t, ip_stats *out);

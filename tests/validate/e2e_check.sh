@@ -47,4 +47,37 @@ check 2 --level rc
 check 2 --level rc --timeout x "$aw/causal/lost-update.txt"
 check 2 --level rc "$tmp/missing.json"
 matches "$tmp/err" "missing.json"
+
+# mini-transactions: stats says so; ser and si take the linear-time path
+# unless --general, with the same verdicts and witnesses
+cat >"$tmp/mt.json" <<'J'
+{"isopredict_trace": 1, "sessions": [
+ {"id": "a", "transactions": [{"id": "t1", "ops": [{"op": "read", "key": "x", "from": "init"},
+   {"op": "write", "key": "x", "value": 1}]}]},
+ {"id": "b", "transactions": [{"id": "t2", "ops": [{"op": "read", "key": "x", "from": "t1"},
+   {"op": "write", "key": "x", "value": 2}]}]},
+ {"id": "c", "transactions": [{"id": "t3", "ops": [{"op": "read", "key": "x", "from": "t1"},
+   {"op": "write", "key": "x", "value": 3}]}]}]}
+J
+expect 0 "$bin" stats "$tmp/mt.json"
+matches "$tmp/out" "^mini_transactions  *yes$"
+expect 0 "$bin" stats --json "$tmp/mt.json"
+matches "$tmp/out" '"mini_transactions":[[:space:]]*true'
+cat >"$tmp/blind.json" <<'J'
+{"isopredict_trace": 1, "sessions": [
+ {"id": "a", "transactions": [{"id": "t1", "ops": [{"op": "write", "key": "x", "value": 1}]}]}]}
+J
+expect 0 "$bin" stats "$tmp/blind.json"
+matches "$tmp/out" "^mini_transactions  *no (t1: a transaction writes a key it has not read before)$"
+expect 0 "$bin" stats --json "$tmp/blind.json"
+matches "$tmp/out" '"mini_transactions":[[:space:]]*false'
+matches "$tmp/out" '"mini_transactions_why":[[:space:]]*"t1: a transaction writes a key it has not read before"'
+for lvl in ser si; do
+    for path in "" --general; do
+        check 1 --level $lvl $path "$tmp/mt.json"
+        matches "$tmp/out" "violates $lvl (3 transactions"
+        matches "$tmp/out" "t2 -.*(x)-> t3"
+    done
+done
+
 finish

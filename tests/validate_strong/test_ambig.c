@@ -219,7 +219,7 @@ static void check_against(const spec *s, const ip_trace *t, int lvl,
     for (size_t c = 0; c < N_CONFIGS; c++) {
         ip_verdict v;
         ip_error err = {0};
-        ip_check_opts opts = {0, 0};
+        ip_check_opts opts = {0};
         ip_check_result r = ip_check_strong(t, lvl == SI, &opts, &configs[c],
                                             &v, NULL, &err);
         CU_ASSERT_EQUAL(r, want ? IP_CHECK_OK : IP_CHECK_VIOLATION);

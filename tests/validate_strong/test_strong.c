@@ -34,7 +34,7 @@ static ip_check_result check_one(const ip_trace *t, int lvl,
 {
     ip_verdict v;
     ip_error err = {0};
-    ip_check_opts opts = { 0, 0 };
+    ip_check_opts opts = { 0 };
     ip_check_result r = ip_check_strong(t, lvl == SI, &opts, so, &v, st, &err);
     CU_ASSERT_EQUAL(v.result, r);
     CU_ASSERT_EQUAL(v.level, lvl == SI ? IP_LVL_SI : IP_LVL_SER);

@@ -26,6 +26,11 @@
  *      pair and every cycle found under its choice becomes a clause
  *      excluding it, until a choice is acyclic or none is left (unsat);
  *      bounded by opts->timeout_ms.
+ * Mini-transaction histories (ip_trace_mini, trace.h) skip all of this
+ * (strong_mt.c, after the MTC paper): each write's one successor is the
+ * transaction that read it and wrote its key again; two such (divergence)
+ * is a violation at once; else the write orders are those chains and one
+ * topological sort decides, in time linear in the history.
  * Ambiguous reads (a read with several candidate writers, strong_ambig.c):
  * candidates that close a cycle in every execution are dropped to a
  * fixpoint; the reads still open leave the known graph and join step 3,
@@ -70,6 +75,7 @@ typedef struct ip_strong_stats {
     uint32_t prune_passes;
     uint64_t pairs_solver;    /* left to the solver */
     uint32_t solver_calls;    /* Z3 checks; 0 when decided without Z3 */
+    bool mini;                /* decided by the mini-transaction path */
     double sec_known, sec_prune, sec_solve;   /* time per phase */
 } ip_strong_stats;
 
@@ -85,7 +91,10 @@ typedef struct ip_strong_opts {
 } ip_strong_opts;
 
 /* The checker behind ip_check_ser/si; si selects the level.  stats and
- * sopts may be NULL. */
+ * sopts may be NULL.  A mini-transaction history (ip_trace_mini) is
+ * decided by the MTC paper's linear-time algorithms (strong_mt.c) unless
+ * opts->general is set or sopts is given (sopts are knobs of the general
+ * checker's phases, which the tests then mean to exercise). */
 ip_check_result ip_check_strong(const ip_trace *t, bool si,
                                 const ip_check_opts *opts,
                                 const ip_strong_opts *sopts, ip_verdict *out,

@@ -191,7 +191,7 @@ static ip_check_result check_view(amb_run *run, const sg_open *open,
 {
     amb_ctx *a = run->a;
     const ip_trace *t = a->t;
-    ip_check_opts o = run->opts ? *run->opts : (ip_check_opts){0, 0};
+    ip_check_opts o = run->opts ? *run->opts : (ip_check_opts){0};
     memset(out, 0, sizeof *out);
     if (run->deadline) {
         double left = run->deadline - ip_now();

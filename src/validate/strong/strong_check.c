@@ -9,11 +9,12 @@
 
 #include "strong_check.h"
 
-static void free_ctx(sg_ctx *c)
+void sg_ctx_free(sg_ctx *c)
 {
     sg_graph_free(&c->g);
     free(c->rd_first);
     free(c->rd);
+    free(c->rd_wev);
     free(c->rf_first);
     free(c->rf);
     free(c->uk_key);
@@ -104,7 +105,7 @@ ip_check_result sg_check_open(const ip_trace *view, bool si,
             res = IP_CHECK_ERROR;
         if (res == IP_CHECK_VIOLATION && !sg_cycle_witness(&c, out))
             res = IP_CHECK_ERROR;
-        free_ctx(&c);
+        sg_ctx_free(&c);
     }
     return sg_frame_end(&f, si, res, out);
 }

@@ -1,9 +1,9 @@
 /*
  * strong_check.h - the ser/si checker on one graph (strong_check.c), and
  * the frame every check runs in.  Used by the entry points
- * (strong_entry.c) and by the search over ambiguous reads
- * (strong_ambig.c), which checks one choice of writers at a time;
- * strong_check.c calls neither.
+ * (strong_entry.c), by the search over ambiguous reads (strong_ambig.c),
+ * which checks one choice of writers at a time, and by the checker of
+ * mini-transaction histories (strong_mt.c); strong_check.c calls none.
  */
 #ifndef ISOPREDICT_STRONG_CHECK_H
 #define ISOPREDICT_STRONG_CHECK_H
@@ -34,5 +34,8 @@ void sg_frame_begin(sg_frame *f, bool si, const ip_strong_opts **sopts,
                     ip_verdict *out, ip_strong_stats **stats, ip_error **err);
 ip_check_result sg_frame_end(const sg_frame *f, bool si, ip_check_result res,
                              ip_verdict *out);
+
+/* Free what a check put in c (the graph, indexes, write orders). */
+void sg_ctx_free(sg_ctx *c);
 
 #endif

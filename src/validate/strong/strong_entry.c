@@ -1,6 +1,7 @@
 /*
  * strong_entry.c - the entry points of the ser and si checkers (strong.h): a
- * history whose reads each name one writer goes to the checker
+ * mini-transaction history goes to its linear-time checker (strong_mt.c), a
+ * history whose reads each name one writer to the general checker
  * (strong_check.c), one with ambiguous reads to the search over their
  * writers (strong_ambig.c), which calls the checker for each choice.
  */
@@ -11,6 +12,8 @@ ip_check_result ip_check_strong(const ip_trace *t, bool si,
                                 const ip_strong_opts *sopts, ip_verdict *out,
                                 ip_strong_stats *stats, ip_error *err)
 {
+    if (!(opts && opts->general) && !sopts && ip_trace_mini(t, NULL))
+        return sg_check_mini(t, si, out, stats, err);
     if (t->n_anomalies > 0 || ip_trace_unique(t))
         return sg_check_open(t, si, opts, sopts, NULL, out, stats, err);
     sg_frame f;

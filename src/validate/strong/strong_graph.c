@@ -7,16 +7,26 @@
 
 #include "strong_graph.h"
 
+bool sg_reserve(sg_graph *g, uint32_t n)
+{
+    if (n <= g->cap_edges - g->n_edges)
+        return true;
+    uint64_t cap = (uint64_t)g->n_edges + n;
+    if (cap > UINT32_MAX)
+        return false;
+    sg_edge *p = realloc(g->edges, (size_t)cap * sizeof *p);
+    if (!p)
+        return false;
+    g->edges = p;
+    g->cap_edges = (uint32_t)cap;
+    return true;
+}
+
 bool sg_push(sg_graph *g, sg_edge e)
 {
-    if (g->n_edges == g->cap_edges) {
-        uint32_t cap = g->cap_edges ? 2 * g->cap_edges : 1024;
-        sg_edge *p = realloc(g->edges, (size_t)cap * sizeof *p);
-        if (!p)
-            return false;
-        g->edges = p;
-        g->cap_edges = cap;
-    }
+    if (g->n_edges == g->cap_edges &&
+        !sg_reserve(g, g->cap_edges ? g->cap_edges : 1024))
+        return false;
     g->edges[g->n_edges++] = e;
     return true;
 }

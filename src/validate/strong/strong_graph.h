@@ -54,6 +54,9 @@ typedef struct sg_ctx {
     sg_graph g;
     /* readers (txns) of write event e: rd[rd_first[e] .. rd_first[e+1]) */
     uint32_t *rd_first, *rd;
+    /* per event: for a counted read the write event it reads, else
+     * IP_NONE (looked up once, while indexing the readers) */
+    uint32_t *rd_wev;
     /* distinct writers txn v reads from, sorted: rf[rf_first[v] ..) */
     uint32_t *rf_first, *rf;
     /* keys left after chaining: writers uk_w[uk_first[i] .. uk_first[i+1])
@@ -119,7 +122,9 @@ int sg_many_cycles(const sg_graph *g, uint32_t first_cond, uint32_t max,
 /* ---- strong_known.c: known edges, reader index, chained keys ---- */
 bool sg_add_base(sg_ctx *c, uint32_t u, uint32_t v, uint8_t kind,
                  uint32_t key, uint8_t forced);
-/* Points, so and wr edges, reader and read-from indexes. */
+/* Points, so and wr edges and the reader index (rd_*). */
+bool sg_build_base(sg_ctx *c);
+/* The same and the read-from index (rf_*). */
 bool sg_build_known(sg_ctx *c);
 /* Order the keys with a chain of direct evidence (adds their edges);
  * collect the rest in c->uk_*. */
@@ -133,6 +138,10 @@ bool sg_option_edges(const sg_ctx *c, uint32_t key, uint32_t a, uint32_t b,
 /* Add them to the graph. */
 bool sg_add_option(sg_ctx *c, uint32_t key, uint32_t a, uint32_t b,
                    uint8_t forced);
+/* The same for the writer and key of write event e. */
+bool sg_add_option_at(sg_ctx *c, uint32_t e, uint32_t b, uint8_t forced);
+/* Room for n more edges (a hint: false only when out of memory). */
+bool sg_reserve(sg_graph *g, uint32_t n);
 
 /* ---- strong_prune.c ---- */
 typedef enum { SG_OPEN, SG_DONE, SG_CONFLICT, SG_FAIL } sg_status;
@@ -155,6 +164,12 @@ bool sg_rebuild_decided(sg_ctx *c);
 ip_check_result sg_solve(sg_ctx *c, unsigned timeout_ms, bool no_guess);
 /* Complete every undecided pair in the current topological order. */
 bool sg_complete_by_topo(sg_ctx *c);
+
+/* ---- strong_mt.c ---- */
+/* The checker of mini-transaction histories (ip_trace_mini must hold):
+ * the MTC paper's linear-time algorithms; no search, no solver. */
+ip_check_result sg_check_mini(const ip_trace *t, bool si, ip_verdict *out,
+                              ip_strong_stats *stats, ip_error *err);
 
 /* ---- strong_witness.c ---- */
 bool sg_order_witness(sg_ctx *c, ip_verdict *out);

@@ -55,19 +55,20 @@ static bool add_session_and_read_edges(sg_ctx *c)
     return true;
 }
 
-/* rd_*: readers of every write event, in event order. */
+/* rd_*: readers of every write event, in event order; rd_wev. */
 static bool index_readers(sg_ctx *c)
 {
     const ip_trace *t = c->t;
     c->rd_first = calloc((size_t)t->n_events + 1, sizeof *c->rd_first);
-    if (!c->rd_first)
+    c->rd_wev = malloc(((size_t)t->n_events + 1) * sizeof *c->rd_wev);
+    if (!c->rd_first || !c->rd_wev)
         return false;
     uint32_t n = 0;
     for (uint32_t i = 0; i < t->n_events; i++) {
         const ip_event *ev = &t->events[i];
-        if (!counts_read(t, ev))
-            continue;
-        uint32_t w = ip_write_event(t, ev->writer, ev->key);
+        uint32_t w = counts_read(t, ev) ? ip_write_event(t, ev->writer, ev->key)
+                                        : IP_NONE;
+        c->rd_wev[i] = w;
         if (w != IP_NONE) {
             c->rd_first[w + 1]++;
             n++;
@@ -83,12 +84,9 @@ static bool index_readers(sg_ctx *c)
     }
     memcpy(fill, c->rd_first, ((size_t)t->n_events + 1) * sizeof *fill);
     for (uint32_t i = 0; i < t->n_events; i++) {
-        const ip_event *ev = &t->events[i];
-        if (!counts_read(t, ev))
-            continue;
-        uint32_t w = ip_write_event(t, ev->writer, ev->key);
+        uint32_t w = c->rd_wev[i];
         if (w != IP_NONE)
-            c->rd[fill[w]++] = ev->txn;
+            c->rd[fill[w]++] = t->events[i].txn;
     }
     free(fill);
     return true;
@@ -128,13 +126,17 @@ static bool index_read_from(sg_ctx *c)
     return true;
 }
 
-bool sg_build_known(sg_ctx *c)
+bool sg_build_base(sg_ctx *c)
 {
     c->g.n_points = c->si ? 2 * c->t->n_txns : c->t->n_txns;
-    if (!add_session_and_read_edges(c) || !index_readers(c) ||
-        !index_read_from(c))
+    if (!add_session_and_read_edges(c) || !index_readers(c))
         return sg_oom(c);
     return true;
+}
+
+bool sg_build_known(sg_ctx *c)
+{
+    return sg_build_base(c) && (index_read_from(c) || sg_oom(c));
 }
 
 static bool push_edge(void *env, const sg_edge *e)
@@ -142,14 +144,15 @@ static bool push_edge(void *env, const sg_edge *e)
     return sg_push(&((sg_ctx *)env)->g, *e);
 }
 
-bool sg_option_edges(const sg_ctx *c, uint32_t key, uint32_t a, uint32_t b,
-                     uint8_t forced, sg_edge_fn fn, void *env)
+/* sg_option_edges with a's write event e of key known. */
+static bool option_edges_at(const sg_ctx *c, uint32_t key, uint32_t a,
+                            uint32_t e, uint32_t b, uint8_t forced,
+                            sg_edge_fn fn, void *env)
 {
     sg_edge ww = { sg_commit(c, a), sg_start(c, b), key, IP_NONE, IP_EDGE_WW,
                    forced };
     if (!fn(env, &ww))
         return false;
-    uint32_t e = ip_write_event(c->t, a, key);
     for (uint32_t i = c->rd_first[e]; i < c->rd_first[e + 1]; i++) {
         uint32_t r = c->rd[i];
         if (r == b)
@@ -162,10 +165,24 @@ bool sg_option_edges(const sg_ctx *c, uint32_t key, uint32_t a, uint32_t b,
     return true;
 }
 
+bool sg_option_edges(const sg_ctx *c, uint32_t key, uint32_t a, uint32_t b,
+                     uint8_t forced, sg_edge_fn fn, void *env)
+{
+    return option_edges_at(c, key, a, ip_write_event(c->t, a, key), b, forced,
+                           fn, env);
+}
+
 bool sg_add_option(sg_ctx *c, uint32_t key, uint32_t a, uint32_t b,
                    uint8_t forced)
 {
     return sg_option_edges(c, key, a, b, forced, push_edge, c) || sg_oom(c);
+}
+
+bool sg_add_option_at(sg_ctx *c, uint32_t e, uint32_t b, uint8_t forced)
+{
+    const ip_event *ev = &c->t->events[e];
+    return option_edges_at(c, ev->key, ev->txn, e, b, forced, push_edge, c) ||
+           sg_oom(c);
 }
 
 /* An so or wr edge u -> v, given that u precedes v topologically. */

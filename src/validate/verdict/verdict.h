@@ -81,6 +81,8 @@ typedef struct ip_verdict {
 typedef struct ip_check_opts {
     unsigned timeout_ms;    /* ser/si solver limit; 0 = none */
     uint32_t max_cycles;    /* 0 = one per SCC (weak), one (strong) */
+    bool general;           /* ser/si: the general checker even on a
+                               mini-transaction history (ip_trace_mini) */
 } ip_check_opts;
 
 void ip_verdict_free(ip_verdict *v);
