@@ -146,6 +146,11 @@ typedef struct ip_assignment {
 
 void ip_assignment_free(ip_assignment *a);
 
+/* A copy of a (over trace t) into *out; false (and *out empty) when out
+ * of memory. */
+bool ip_assignment_copy(const ip_trace *t, const ip_assignment *a,
+                        ip_assignment *out);
+
 /* The observed run itself as an assignment: every session to its end,
  * every read its observed writer.  False (and *out empty) when out of
  * memory. */

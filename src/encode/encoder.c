@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Z3 must never abort the process: errors are read back with
  * Z3_get_error_code after each phase. */
@@ -20,6 +21,20 @@ void ip_assignment_free(ip_assignment *a)
     free(a->writer);
     a->boundary = NULL;
     a->writer = NULL;
+}
+
+bool ip_assignment_copy(const ip_trace *t, const ip_assignment *a,
+                        ip_assignment *out)
+{
+    out->boundary = malloc(sizeof *out->boundary * (t->n_sessions + 1));
+    out->writer = malloc(sizeof *out->writer * (t->n_events + 1));
+    if (!out->boundary || !out->writer) {
+        ip_assignment_free(out);
+        return false;
+    }
+    memcpy(out->boundary, a->boundary, sizeof *out->boundary * t->n_sessions);
+    memcpy(out->writer, a->writer, sizeof *out->writer * t->n_events);
+    return true;
 }
 
 bool ip_assignment_observed(const ip_trace *t, ip_assignment *out)

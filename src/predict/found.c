@@ -114,17 +114,10 @@ static confirm_outcome confirm_whole(void *ctx, const ip_prediction *a,
 {
     const run_state *rs = ctx;
     const ip_trace *t = rs->obs;
-    ip_assignment c = {
-        .boundary = malloc(sizeof *c.boundary * (t->n_sessions + 1)),
-        .writer = malloc(sizeof *c.writer * (t->n_events + 1))};
+    ip_assignment c;
     memset(q, 0, sizeof *q);
-    if (!c.boundary || !c.writer) {
-        ip_assignment_free(&c);
+    if (!ip_assignment_copy(t, &a->assignment, &c))
         return ip_oom(err, "prediction: out of memory"), CONFIRM_ERROR;
-    }
-    memcpy(c.boundary, a->assignment.boundary,
-           sizeof *c.boundary * t->n_sessions);
-    memcpy(c.writer, a->assignment.writer, sizeof *c.writer * t->n_events);
     confirm_ctx cc = {.obs = t, .model = rs->opts->model,
                       .boundary = rs->opts->boundary,
                       .encoding = rs->opts->encoding, .lazy_weak = true,

@@ -13,17 +13,9 @@ static bool reverted(const ip_trace *t, const ip_prediction *p, uint32_t e,
                      ip_prediction *out)
 {
     memset(out, 0, sizeof *out);
-    ip_assignment *a = &out->assignment;
-    a->boundary = malloc(sizeof *a->boundary * (t->n_sessions + 1));
-    a->writer = malloc(sizeof *a->writer * (t->n_events + 1));
-    if (!a->boundary || !a->writer) {
-        ip_assignment_free(a);
+    if (!ip_assignment_copy(t, &p->assignment, &out->assignment))
         return false;
-    }
-    memcpy(a->boundary, p->assignment.boundary,
-           sizeof *a->boundary * t->n_sessions);
-    memcpy(a->writer, p->assignment.writer, sizeof *a->writer * t->n_events);
-    a->writer[e] = t->events[e].writer;
+    out->assignment.writer[e] = t->events[e].writer;
     out->iteration = p->iteration;
     return true;
 }

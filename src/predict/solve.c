@@ -204,16 +204,8 @@ static bool rest_of(const problem *pb, const ip_prediction *p,
     *oom = false;
     if (!pb->cover || n_cover == 0 || p->n_changed <= n_cover)
         return false;
-    rest->boundary = malloc(sizeof *rest->boundary * (t->n_sessions + 1));
-    rest->writer = malloc(sizeof *rest->writer * (t->n_events + 1));
-    if (!rest->boundary || !rest->writer) {
-        ip_assignment_free(rest);
+    if (!ip_assignment_copy(t, &p->assignment, rest))
         return !(*oom = true);
-    }
-    memcpy(rest->boundary, p->assignment.boundary,
-           sizeof *rest->boundary * t->n_sessions);
-    memcpy(rest->writer, p->assignment.writer,
-           sizeof *rest->writer * t->n_events);
     for (uint32_t i = 0; i < n_cover; i++)
         rest->writer[cover[i].a] = t->events[cover[i].a].writer;
     return true;
