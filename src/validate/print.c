@@ -1,5 +1,6 @@
 /* print.c - the human-readable verdict: one summary line, then each
- * read-consistency anomaly and each witness cycle edge by edge. */
+ * read-consistency anomaly and each witness cycle edge by edge, each
+ * with its anomaly name (verdict.h). */
 #include "validate.h"
 
 static const char *result_word(ip_check_result r)
@@ -15,7 +16,8 @@ static const char *result_word(ip_check_result r)
 static void print_anomaly(const ip_trace *t, const ip_anomaly *a, FILE *out)
 {
     const ip_op *op = &t->ops[a->op];
-    fprintf(out, "  %s: %s reads %s (op %u", ip_anomaly_name(a->kind),
+    fprintf(out, "  %s (%s): %s reads %s (op %u", ip_anomaly_name(a->kind),
+            ip_read_anomaly_adya(t, a),
             ip_txn_name(t, op->txn), ip_key_name(t, op->key),
             a->op - t->txns[op->txn].op_first);
     if (ip_op_line(t, a->op))
@@ -105,8 +107,8 @@ void ip_verdict_print(const ip_trace *t, const ip_verdict *v, FILE *out)
         uint32_t inferred = 0;
         for (uint32_t j = 0; j < c->n_edges; j++)
             inferred += c->edges[j].kind == IP_EDGE_CO;
-        fprintf(out, "cycle %u (%u edges, %u inferred):\n", i + 1,
-                c->n_edges, inferred);
+        fprintf(out, "cycle %u: %s (%u edges, %u inferred):\n", i + 1,
+                ip_cycle_anomaly_name(t, v->level, c), c->n_edges, inferred);
         for (uint32_t j = 0; j < c->n_edges; j++)
             print_edge(t, v->level, &c->edges[j], v->n_writers > 0, out);
     }
