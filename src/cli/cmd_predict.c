@@ -254,6 +254,13 @@ static int write_outputs(const predict_args *a, const ip_trace *obs,
     return status;
 }
 
+/* The predictions the search stopped at (as run.c counts them); 0 for
+ * triage, which wants every class. */
+static uint32_t search_limit(const ip_predict_opts *o)
+{
+    return o->triage ? 0 : o->max_predictions ? o->max_predictions : 1;
+}
+
 static void print_outcome_line(const predict_args *a, ip_predict_result r,
                                uint32_t n, const ip_predict_stats *st)
 {
@@ -367,7 +374,7 @@ static void print_human(const predict_args *a, ip_predict_result r,
                         const ip_predict_stats *st)
 {
     print_outcome_line(a, r, n, st);
-    ip_search_print(&st->search, stdout);
+    ip_search_print(&st->search, search_limit(&a->opts), stdout);
     for (uint32_t i = 0; i < n; i++)
         printf("prediction %u:\n%s", i + 1, e[i].text);
 }
@@ -440,15 +447,16 @@ static bool html_report(FILE *out, const predict_args *a, const ip_trace *obs,
                         const ip_predict_stats *st)
 {
     const ip_predict_opts *o = &a->opts;
-    char count[32], secs[32], title[600];
+    char count[32], secs[32], title[600], search[2048];
     snprintf(count, sizeof count, "%u", n);
+    ip_search_describe(&st->search, search_limit(o), search, sizeof search);
     snprintf(secs, sizeof secs, "%.2f s", st->seconds);
     snprintf(title, sizeof title, "isopredict: %s", a->trace);
     const char *rows[] = {
         "trace", a->trace, "model", ip_level_name(o->model),
         "boundary", ip_boundary_name(o->boundary),
         "encoding", ip_encoding_name(o->encoding),
-        "search", st->search.complete ? "complete" : "not complete",
+        "search", search,
         "result", cli_result_name(r), "predictions", count, "time", secs, NULL};
     ip_error err = {0};
     ip_html *page = ip_html_begin(out, title, rows, &err);

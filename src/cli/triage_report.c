@@ -44,7 +44,7 @@ static void print_text(const cJSON *report)
     bool have_si = ip_search_from_cjson(
         cJSON_GetObjectItemCaseSensitive(report, "search"), &si);
     if (have_si)
-        ip_search_print(&si, stdout);
+        ip_search_print(&si, 0, stdout);
     if (n)
         printf("  %3s %9s  %s\n", "#", "instances", "class");
     int i = 0;

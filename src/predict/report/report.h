@@ -31,8 +31,16 @@ void *ip_search_to_cjson(const ip_search_info *s);
 /* Back from that object (a report of another process: triage --merge);
  * skipped borrows its string.  False when it is not one. */
 bool ip_search_from_cjson(const void *j, ip_search_info *s);
-/* One line: "search: exhaustive, complete" or "search: bounded ...". */
-void ip_search_print(const ip_search_info *s, FILE *out);
+/* What the search covered, in words, into buf (cut to n bytes):
+ * "exhaustive, complete", "exhaustive, stopped at the prediction limit
+ * (--max-predictions N)" when `limit` (N) predictions were asked for and
+ * found ("exhaustive" when limit is 0: triage wants every class), "not
+ * complete: windows of ...", with what stopped the run.  The one wording
+ * of the text and HTML reports. */
+void ip_search_describe(const ip_search_info *s, uint32_t limit, char *buf,
+                        size_t n);
+/* One line: "search: " and ip_search_describe's words. */
+void ip_search_print(const ip_search_info *s, uint32_t limit, FILE *out);
 
 /* ---- a prediction as a file, in words, as DOT (report_json.c, report_text.c) */
 
