@@ -16,16 +16,16 @@ static const char *result_word(ip_check_result r)
 static void print_anomaly(const ip_trace *t, const ip_anomaly *a, FILE *out)
 {
     const ip_op *op = &t->ops[a->op];
-    fprintf(out, "  %s (%s): %s reads %s (op %u", ip_anomaly_name(a->kind),
-            ip_read_anomaly_adya(t, a),
+    fprintf(out, "  %s: %s reads %s (op %u", ip_anomaly_name(a->kind),
             ip_txn_name(t, op->txn), ip_key_name(t, op->key),
             a->op - t->txns[op->txn].op_first);
     if (ip_op_line(t, a->op))
         fprintf(out, ", line %u", ip_op_line(t, a->op));
     if (a->writer != IP_NONE)
-        fprintf(out, ") from %s\n", ip_txn_name(t, a->writer));
+        fprintf(out, ") from %s", ip_txn_name(t, a->writer));
     else
-        fprintf(out, ") from no write\n");
+        fprintf(out, ") from no write");
+    fprintf(out, " [%s]\n", ip_read_anomaly_adya(t, a));
 }
 
 /* Why the inferred edge t2 -> t1 holds, in the words of the axiom. */

@@ -81,6 +81,8 @@ static void test_session_guarantees(void)
     /* newer first, then older: already rc's axiom */
     expect_name("t1: w x, w y | t2: r y t1, r x init", IP_LVL_RC,
                 "non-monotonic read");
+    expect_name("t1: w x | t2: r x t1, r x init", IP_LVL_RA,
+                "non-repeatable read");
     expect_name("t1: w x | t2: r x t1; t3: r x init", IP_LVL_CAUSAL,
                 "monotonic-reads violation");
     expect_name("t1: w x | t2: r x t1, w y | t3: r y t2, r x init",

@@ -47,6 +47,18 @@ static bool reads_from(const ip_trace *t, uint32_t r, uint32_t w)
     return false;
 }
 
+/* Does txn r read key k from txn w? */
+static bool reads_key_from(const ip_trace *t, uint32_t r, uint32_t k,
+                           uint32_t w)
+{
+    const ip_txn *x = &t->txns[r];
+    for (uint32_t v = x->ev_first; v < x->ev_first + x->ev_count; v++)
+        if (t->events[v].kind == IP_READ && t->events[v].writer == w &&
+            t->events[v].key == k)
+            return true;
+    return false;
+}
+
 /* Does a transaction before r in r's session read from w? */
 static bool session_saw(const ip_trace *t, uint32_t r, uint32_t w)
 {
@@ -61,18 +73,20 @@ static bool session_saw(const ip_trace *t, uint32_t r, uint32_t w)
 
 /* How specific each name of an inferred edge is: the first wins. */
 enum {
-    CO_RYW, CO_NON_MONOTONIC_READ, CO_FRACTURED, CO_MONOTONIC_READS,
+    CO_RYW, CO_NON_REPEATABLE, CO_NON_MONOTONIC_READ, CO_FRACTURED, CO_MONOTONIC_READS,
     CO_CAUSALITY, CO_NONE
 };
 
 static const char *const co_names[] = {
-    "read-your-writes violation", "non-monotonic read", "fractured read",
+    "read-your-writes violation", "non-repeatable read",
+    "non-monotonic read", "fractured read",
     "monotonic-reads violation", "causality violation"};
 
 /* e = from -co(k)-> to, via r: r reads k from `to` although `from`, which
  * writes k too, is visible to r (the level's axiom says how).  Which
  * guarantee that breaks: r's own session wrote k before (read your
- * writes); r read from `from` within the transaction (rc: an earlier
+ * writes); r read k itself from `from` too (a non-repeatable read); r
+ * read from `from` within the transaction (rc: an earlier
  * read saw more than a later one; else: a fractured read); r's session
  * had seen `from` (monotonic reads); else `from` reached r through a
  * chain of sessions and reads (causality). */
@@ -83,6 +97,8 @@ static int co_kind(const ip_trace *t, ip_level lvl, const ip_edge *e)
         return CO_CAUSALITY;
     if (from != IP_INIT_TXN && ip_so(t, from, r))
         return CO_RYW;
+    if (reads_key_from(t, r, e->key, from))
+        return CO_NON_REPEATABLE;
     if (reads_from(t, r, from))
         return lvl == IP_LVL_RC ? CO_NON_MONOTONIC_READ : CO_FRACTURED;
     if (session_saw(t, r, from))

@@ -102,7 +102,8 @@ void ip_verdict_free(ip_verdict *v);
  * ip_cycle_anomaly_name: the classic name, else for a weak level's cycle
  * with an inferred (co) edge the guarantee that edge stands for, the most
  * specific of its co edges: "read-your-writes violation" (the reader's own
- * session wrote the key before), "non-monotonic read" (rc: a read saw
+ * session wrote the key before), "non-repeatable read" (it read the key
+ * twice and got an older version later), "non-monotonic read" (rc: a read saw
  * less than an earlier read of the same transaction), "fractured read" (it
  * saw part of a transaction's writes), "monotonic-reads violation" (an
  * earlier transaction of its session saw more), "causality violation"
