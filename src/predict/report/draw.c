@@ -52,6 +52,78 @@ static bool choose_full(drawing *w)
     return true;
 }
 
+/* s for a Graphviz HTML label: XML-escaped, cut after IP_DRAW_TEXT bytes
+ * (at a character boundary) with an ellipsis. */
+static void html_text(FILE *f, const char *s)
+{
+    size_t n = strlen(s), cut = n;
+    if (n > IP_DRAW_TEXT) {
+        cut = IP_DRAW_TEXT;
+        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+            cut--;            /* not inside a UTF-8 sequence */
+    }
+    for (size_t i = 0; i < cut; i++)
+        switch (s[i]) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(s[i], f);
+        }
+    if (cut < n)
+        fputs("&#8230;", f);
+}
+
+/* One op as a row: "r key \u2190 writer" or "w key = value". */
+static void op_row(FILE *f, const ip_trace *t, uint32_t i)
+{
+    const ip_op *op = &t->ops[i];
+    fputs("<TR><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"8\">", f);
+    fputs(op->kind == IP_READ ? "r " : "w ", f);
+    html_text(f, ip_key_name(t, op->key));
+    if (op->kind == IP_READ) {
+        fputs(" &#8592; ", f);
+        html_text(f, op->from == IP_NONE ? "?"
+                     : op->from == op->txn ? "itself"
+                                           : ip_txn_name(t, op->from));
+    } else if (op->value != IP_NONE) {
+        fputs(" = ", f);
+        html_text(f, ip_str(t, op->value));
+    }
+    fputs("</FONT></TD></TR>", f);
+}
+
+/* Txn x's box label: its name over its first IP_DRAW_OPS operations and
+ * "+N more".  A Graphviz HTML string of g; NULL when out of memory. */
+static char *txn_label(Agraph_t *g, const ip_trace *t, uint32_t x)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    const ip_txn *tx = &t->txns[x];
+    fputs("<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" "
+          "CELLPADDING=\"1\"><TR><TD><B>", f);
+    html_text(f, ip_txn_name(t, x));
+    fputs("</B></TD></TR>", f);
+    uint32_t shown = tx->op_count < IP_DRAW_OPS ? tx->op_count : IP_DRAW_OPS;
+    for (uint32_t i = 0; i < shown; i++)
+        op_row(f, t, tx->op_first + i);
+    if (tx->op_count > shown)
+        fprintf(f, "<TR><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"8\"><I>+%u "
+                "more</I></FONT></TD></TR>", tx->op_count - shown);
+    fputs("</TABLE>", f);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok) {
+        free(text);
+        return NULL;
+    }
+    char *html = agstrdup_html(g, text);
+    free(text);
+    return html;
+}
+
 static Agnode_t *txn_node(drawing *w, Agraph_t *lane, uint32_t x)
 {
     const ip_draw *d = w->d;
@@ -61,9 +133,16 @@ static Agnode_t *txn_node(drawing *w, Agraph_t *lane, uint32_t x)
     if (!n)
         return NULL;
     GV_SET(n, "id", id);
-    GV_SET(n, "label", ip_txn_name(d->t, x));
-    if (x == IP_INIT_TXN)
+    if (x == IP_INIT_TXN) {
+        GV_SET(n, "label", ip_txn_name(d->t, x));
         GV_SET(n, "shape", "ellipse");
+    } else {
+        char *label = txn_label(w->g, d->t, x);
+        if (!label)
+            return NULL;
+        GV_SET(n, "label", label);   /* takes its own reference */
+        agstrfree(w->g, label);
+    }
     if (d->dropped && d->dropped[x]) {
         GV_SET(n, "style", "dashed");
         GV_SET(n, "color", "grey55");
@@ -83,12 +162,22 @@ static bool draw_lanes(drawing *w)
         Agraph_t *lane = agsubg(w->g, name, 1);
         if (!lane)
             return false;
-        GV_SET(lane, "label", label);
-        GV_SET(lane, "labeljust", "l");
-        GV_SET(lane, "fontsize", "11");
         GV_SET(lane, "style", "rounded");
         GV_SET(lane, "color", "grey50");
-        Agnode_t *prev = NULL, *fold = NULL;
+        /* the session's name heads its lane as a node of its own, not as
+         * the lane's label: a label over the lane sits where edges
+         * between lanes come in, under their labels */
+        char id[64];
+        node_id(w->d, "session", s, id, sizeof id);
+        Agnode_t *prev = agnode(lane, id, 1), *fold = NULL;
+        if (!prev)
+            return false;
+        GV_SET(prev, "id", id);
+        GV_SET(prev, "label", label);
+        GV_SET(prev, "shape", "plaintext");
+        GV_SET(prev, "fontsize", "11");
+        GV_SET(prev, "fontcolor", "grey30");
+        Agnode_t *head = prev;
         uint32_t folded = 0;
         const ip_session *se = &t->sessions[s];
         for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count;
@@ -123,12 +212,14 @@ static bool draw_lanes(drawing *w)
                 GV_SET(n, "label", label);
             }
             w->node[x] = n;
-            if (prev && prev != n) {
+            if (prev != n) {
                 Agedge_t *e = agedge(w->g, prev, n, NULL, 1);
                 if (!e)
                     return false;
                 GV_SET(e, "color", "grey70");
                 GV_SET(e, "arrowhead", "none");
+                if (prev == head)     /* the name stands before the lane */
+                    GV_SET(e, "style", "invis");
             }
             prev = n;
         }
@@ -192,10 +283,12 @@ static bool draw_highlights(drawing *w)
             return false;
         if (h->id)
             GV_SET(e, "id", h->id);
-        /* xlabel, not label: dot 2.43 frees the label node of an edge
-         * within one rank twice (gvFreeLayout) */
+        /* a loose edge (often within one rank) gets an xlabel: dot 2.43
+         * frees the label node of an edge within one rank twice
+         * (gvFreeLayout) and mixes up its attributes; the others a label,
+         * which dot places clear of the boxes */
         if (h->label)
-            GV_SET(e, "xlabel", h->label);
+            GV_SET(e, h->loose ? "xlabel" : "label", h->label);
         GV_SET(e, "color", h->color ? h->color : "black");
         GV_SET(e, "fontcolor", h->color ? h->color : "black");
         GV_SET(e, "penwidth", "2");
@@ -267,12 +360,28 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
     bool ok = w.node && w.g && choose_full(&w);
     if (ok) {
         agattr(w.g, AGRAPH, (char *)"rankdir", (char *)"LR");
+        agattr(w.g, AGRAPH, (char *)"nodesep", (char *)"0.4");
         agattr(w.g, AGRAPH, (char *)"fontname", (char *)"Helvetica");
-        agattr(w.g, AGNODE, (char *)"shape", (char *)"box");
-        agattr(w.g, AGNODE, (char *)"fontname", (char *)"Helvetica");
-        agattr(w.g, AGNODE, (char *)"fontsize", (char *)"10");
-        agattr(w.g, AGEDGE, (char *)"fontname", (char *)"Helvetica");
-        agattr(w.g, AGEDGE, (char *)"fontsize", (char *)"9");
+        static const char *const node_attrs[][2] = {   /* name order too */
+            {"color", ""}, {"fontcolor", ""}, {"fontname", "Helvetica"},
+            {"fontsize", "10"}, {"id", ""}, {"label", "\\N"},
+            {"shape", "box"}, {"style", ""}};
+        for (size_t i = 0; i < sizeof node_attrs / sizeof *node_attrs; i++)
+            agattr(w.g, AGNODE, (char *)node_attrs[i][0],
+                   (char *)node_attrs[i][1]);
+        /* every edge attribute before any edge, in the order of their
+         * names: dot 2.43 lays out an edge with ports between neighbours
+         * in a graph of its own, declares the attributes there in name
+         * order and reads some by their position in this graph, so any
+         * other order mixes them up ("Arrow type ... unknown") */
+        static const char *const edge_attrs[][2] = {
+            {"arrowhead", ""}, {"color", ""}, {"constraint", ""},
+            {"fontcolor", ""}, {"fontname", "Helvetica"}, {"fontsize", "9"},
+            {"headport", ""}, {"id", ""}, {"label", ""}, {"penwidth", ""},
+            {"style", ""}, {"tailport", ""}, {"xlabel", ""}};
+        for (size_t i = 0; i < sizeof edge_attrs / sizeof *edge_attrs; i++)
+            agattr(w.g, AGEDGE, (char *)edge_attrs[i][0],
+                   (char *)edge_attrs[i][1]);
         Agnode_t *init = agnode(w.g, (char *)"init", 1);
         ok = init != NULL;
         if (ok) {

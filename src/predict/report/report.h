@@ -71,14 +71,17 @@ bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
 /* ---- pictures and the HTML report (draw.c, report_html.c) ---------------- */
 
 /* A history as SVG (Graphviz, in-process): sessions as lanes of boxes in
- * session order, wr edges, and the highlighted edges.  Histories of more
+ * session order, each box a transaction's name over its first IP_DRAW_OPS
+ * operations ("r key <- writer", "w key = value", texts cut after
+ * IP_DRAW_TEXT bytes) and "+N more", wr edges, and the highlighted edges
+ * labelled beside them.  Histories of more
  * than IP_DRAW_FULL committed transactions keep as boxes only txn 0, the
  * highlighted edges' ends and those marked in `keep`; each run of others
  * in a session is one "N transactions" box.  SVG ids: PREFIX-tN for
  * transaction N, PREFIX-foldN for a fold starting at N, the edge's own id
  * for a highlighted edge.  Returns a
  * malloc'ed "<svg ...>...</svg>" string, or NULL with err set. */
-enum { IP_DRAW_FULL = 50 };
+enum { IP_DRAW_FULL = 50, IP_DRAW_OPS = 6, IP_DRAW_TEXT = 24 };
 
 /* One Graphviz context, for all the drawings of a process: Graphviz
  * 2.43's text layout keeps a pointer into a context's font cache after
