@@ -166,15 +166,25 @@ static int run_batch(const check_args *a)
 static bool html_report(FILE *out, const check_args *a, const ip_trace *t,
                         const ip_verdict *v, ip_check_result r)
 {
-    char title[600], txns[32], secs[32];
+    char title[600], sessions[32], txns[64], events[32], secs[32];
     snprintf(title, sizeof title, "isopredict check: %s", a->path);
-    snprintf(txns, sizeof txns, "%u", ip_committed_count(t));
+    snprintf(sessions, sizeof sessions, "%u", t->n_sessions);
+    uint32_t committed = ip_committed_count(t);
+    uint32_t aborted = t->n_txns - 1 - committed;   /* txn 0 is neither */
+    if (aborted)
+        snprintf(txns, sizeof txns, "%u committed, %u aborted", committed,
+                 aborted);
+    else
+        snprintf(txns, sizeof txns, "%u", committed);
+    snprintf(events, sizeof events, "%u", t->n_events);
     snprintf(secs, sizeof secs, "%.3f s", v->seconds);
     const char *res = r == IP_CHECK_OK ? "satisfied"
                       : r == IP_CHECK_VIOLATION ? "violated" : "undecided";
+    const char *anomaly = ip_verdict_anomaly(t, v);
     const char *rows[] = {"trace", a->path, "level", ip_level_name(a->level),
-                          "result", res, "transactions", txns, "time", secs,
-                          NULL};
+                          "result", res, "anomaly", anomaly ? anomaly : "none",
+                          "sessions", sessions, "transactions", txns,
+                          "events", events, "time", secs, NULL};
     ip_error err = {0};
     ip_html *page = ip_html_begin(out, title, rows, &err);
     bool ok = page && (r != IP_CHECK_VIOLATION ||

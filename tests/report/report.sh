@@ -99,6 +99,34 @@ n=$("$BIN" check --level ser --json p1/*.json | jq '.cycles[0] | length')
     fail "violation page: expected $n cycle edges"
 [ "$(count '<tr>' <(sed -n '/class="cycle-edges"/,/<\/table>/p' violation.dom))" = $((n + 1)) ] ||
     fail "violation page: cycle table rows"
+# the anomaly named as check --json names it, the history's size, the
+# cycle drawn alone too, and every box with its operations
+name=$("$BIN" check --level ser --json p1/*.json | jq -r .anomaly)
+grep -q "Violates ser: <span class=\"anomaly\">$name</span>" violation.dom ||
+    fail "violation page: anomaly '$name' not named"
+for row in anomaly sessions transactions events; do
+    grep -q "<th>$row</th>" violation.dom || fail "violation page: no $row row"
+done
+[ "$(count '<svg' violation.dom)" = 2 ] || fail "violation page: expected 2 drawings"
+grep -q '<figcaption>The cycle</figcaption>' violation.dom || fail "violation page: the cycle alone"
+grep -qE '>r [a-z]+ &#8592; |>r [a-z]+ ← ' violation.dom || fail "violation page: no read drawn in a box"
+
+# a weak level's cycle, on another input format, and read anomalies
+printf 'w 0 0\n=====\nw 0 1\n=====\nr 0 0\nr 0 1\n' > nrr.txt
+"$BIN" check --level ra --format awdit-test --html nrr.html nrr.txt > /dev/null
+[ $? = 1 ] || fail "check --html at ra: expected a violation"
+render nrr.html weak || fail "weak violation page"
+grep -q 'class="anomaly">non-repeatable read<' weak.dom || fail "weak page: anomaly not named"
+cat > thin.json <<'J'
+{"isopredict_trace": 1, "sessions": [
+ {"id": "a", "transactions": [{"id": "t1", "ops": [{"op": "write", "key": "x", "value": 1}]}]},
+ {"id": "b", "transactions": [{"id": "t2", "ops": [{"op": "read", "key": "x", "value": 7}]}]}]}
+J
+"$BIN" check --level causal --html thin.html thin.json > /dev/null
+render thin.html thin || fail "read-anomaly page"
+[ "$(count '<tr>' <(sed -n '/class="read-anomalies"/,/<\/table>/p' thin.dom))" = 2 ] ||
+    fail "read-anomaly page: table rows"
+grep -q 'class="anomaly">garbage read<' thin.dom || fail "read-anomaly page: not named"
 
 # self-contained: nothing fetched from elsewhere
 grep -lE '(src|href)="(https?:)?//' ./*.html && fail "a page loads a network resource"

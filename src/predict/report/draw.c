@@ -40,8 +40,8 @@ static bool choose_full(drawing *w)
     w->full = calloc(t->n_txns + 1, 1);
     if (!w->full)
         return false;
-    bool all = ip_committed_count(t) <= IP_DRAW_FULL;
-    for (uint32_t x = 0; x < t->n_txns; x++)
+    bool all = ip_committed_count(t) <= IP_DRAW_FULL && !d->edges_only;
+    for (uint32_t x = 0; !d->edges_only && x < t->n_txns; x++)
         w->full[x] = x == IP_INIT_TXN ||
                      (ip_committed(t, x) &&
                       (all || (d->keep && d->keep[x])));
@@ -151,11 +151,23 @@ static Agnode_t *txn_node(drawing *w, Agraph_t *lane, uint32_t x)
     return n;
 }
 
+/* Has session s a box (edges_only: a lane only for the edges' ends)? */
+static bool lane_drawn(const drawing *w, uint32_t s)
+{
+    const ip_session *se = &w->d->t->sessions[s];
+    for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count; x++)
+        if (w->full[x])
+            return true;
+    return false;
+}
+
 /* One lane per session: boxes in session order, folds for the rest. */
 static bool draw_lanes(drawing *w)
 {
     const ip_trace *t = w->d->t;
     for (uint32_t s = 0; s < t->n_sessions; s++) {
+        if (w->d->edges_only && !lane_drawn(w, s))
+            continue;
         char name[64], label[300];
         snprintf(name, sizeof name, "cluster_s%u", s);
         snprintf(label, sizeof label, "session %s", ip_session_name(t, s));
@@ -185,6 +197,8 @@ static bool draw_lanes(drawing *w)
             if (!ip_committed(t, x))
                 continue;
             Agnode_t *n;
+            if (w->d->edges_only && !w->full[x])
+                continue;     /* only the edges' ends, no folds */
             if (w->full[x]) {
                 n = txn_node(w, lane, x);
                 fold = NULL;
@@ -382,9 +396,10 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
         for (size_t i = 0; i < sizeof edge_attrs / sizeof *edge_attrs; i++)
             agattr(w.g, AGEDGE, (char *)edge_attrs[i][0],
                    (char *)edge_attrs[i][1]);
-        Agnode_t *init = agnode(w.g, (char *)"init", 1);
-        ok = init != NULL;
-        if (ok) {
+        Agnode_t *init = d->edges_only && !w.full[IP_INIT_TXN]
+                             ? NULL : agnode(w.g, (char *)"init", 1);
+        ok = init != NULL || (d->edges_only && !w.full[IP_INIT_TXN]);
+        if (init) {
             char id[64];
             node_id(d, "t", IP_INIT_TXN, id, sizeof id);
             GV_SET(init, "id", id);
@@ -393,7 +408,8 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
             w.node[IP_INIT_TXN] = init;
         }
     }
-    ok = ok && draw_lanes(&w) && draw_wr(&w) && draw_highlights(&w);
+    ok = ok && draw_lanes(&w) && (d->edges_only || draw_wr(&w)) &&
+         draw_highlights(&w);
     char *svg = ok ? render(dr->gvc, &w) : NULL;
     if (w.g)
         agclose(w.g);

@@ -104,6 +104,8 @@ typedef struct ip_draw {
     const uint8_t *keep;      /* per txn: a box even when folding; NULL */
     const uint8_t *dropped;   /* per txn: drawn dashed grey; NULL */
     const char *id_prefix;    /* NULL: "h" */
+    bool edges_only;          /* draw only the edges' ends (in their
+                                 lanes), no folds and no other wr edges */
 } ip_draw;
 char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err);
 

@@ -27,6 +27,7 @@ static const char STYLE[] =
 struct ip_html {
     FILE *out;
     ip_drawer *drawer;
+    bool legend;              /* the predictions' legend was written */
 };
 
 static void esc(FILE *out, const char *s)
@@ -79,11 +80,7 @@ ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
         esc(out, r[1]);
         fputs("</td></tr>\n", out);
     }
-    fputs("</table>\n<p class=\"legend\"><span class=\"changed\">&#9632; "
-          "predicted read (changed)</span><span class=\"was\">&#9632; the "
-          "write it read in the observed run</span><span class=\"cycle\">"
-          "&#9632; unserializability cycle</span><span>dashed box: dropped "
-          "by the boundary</span></p></section>\n", out);
+    fputs("</table>\n</section>\n", out);
     return page;
 }
 
@@ -291,6 +288,13 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
     const cJSON *info = info_v;
     const cJSON *cy = cJSON_GetObjectItemCaseSensitive(info, "cycle");
     const char *model = str(info, "model"), *anomaly = str(info, "anomaly");
+    if (!page->legend)
+        fputs("<p class=\"legend\"><span class=\"changed\">&#9632; "
+              "predicted read (changed)</span><span class=\"was\">&#9632; "
+              "the write it read in the observed run</span><span "
+              "class=\"cycle\">&#9632; unserializability cycle</span><span>"
+              "dashed box: dropped by the boundary</span></p>\n", out);
+    page->legend = true;
     fprintf(out, "<section class=\"prediction\" id=\"prediction-%u\" "
             "data-changed-reads=\"%d\" data-cycle-edges=\"%d\" "
             "data-boxes=\"%u\">\n<h2>Prediction %u", index,
@@ -399,52 +403,124 @@ bool ip_html_class(ip_html *page, const char *signature, uint32_t n)
     return !ferror(page->out);
 }
 
+/* The read-consistency anomalies of t, by their names. */
+static void read_anomaly_table(FILE *out, const ip_trace *t)
+{
+    fputs("<table class=\"read-anomalies\"><tr><th>anomaly</th><th>what"
+          "</th><th>transaction</th><th>op</th><th>key</th><th>read from"
+          "</th></tr>\n", out);
+    for (uint32_t i = 0; i < t->n_anomalies; i++) {
+        const ip_anomaly *a = &t->anomalies[i];
+        const ip_op *op = &t->ops[a->op];
+        fputs("<tr><td class=\"cycle\">", out);
+        esc(out, ip_read_anomaly_adya(t, a));
+        fputs("</td><td>", out);
+        esc(out, ip_anomaly_name(a->kind));
+        fputs("</td><td>", out);
+        esc(out, ip_txn_name(t, op->txn));
+        fprintf(out, "</td><td>%u</td><td>", a->op - t->txns[op->txn].op_first);
+        esc(out, ip_key_name(t, op->key));
+        fputs("</td><td>", out);
+        esc(out, a->writer != IP_NONE ? ip_txn_name(t, a->writer)
+                                      : "no write");
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+/* The witness cycle as a table and as highlighted edges e (labels and
+ * ids in text, 64 bytes each). */
+static void cycle_table(FILE *out, const ip_trace *t, const ip_cycle *c,
+                        ip_draw_edge *e, char (*text)[2][64])
+{
+    fputs("<table class=\"cycle-edges\"><tr><th>from</th><th>edge</th>"
+          "<th>to</th></tr>\n", out);
+    for (uint32_t i = 0; i < c->n_edges; i++) {
+        const ip_edge *x = &c->edges[i];
+        edge_label(ip_edge_kind_name(x->kind),
+                   x->key == IP_NONE ? NULL : ip_key_name(t, x->key),
+                   text[i][0], 64);
+        snprintf(text[i][1], 64, "v-cycle-%u", i);
+        e[i] = (ip_draw_edge){.from = x->from, .to = x->to,
+                              .label = text[i][0], .color = "#cc0000",
+                              .id = text[i][1],
+                              .dashed = x->kind == IP_EDGE_RW, .loose = true};
+        fputs("<tr><td>", out);
+        esc(out, ip_txn_name(t, x->from));
+        fputs("</td><td class=\"cycle\">", out);
+        esc(out, text[i][0]);
+        if (x->via != IP_NONE && x->kind == IP_EDGE_CO) {
+            fputs(" (read by ", out);
+            esc(out, ip_txn_name(t, x->via));
+            fputc(')', out);
+        }
+        fputs("</td><td>", out);
+        esc(out, ip_txn_name(t, x->to));
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
 bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
                        ip_error *err)
 {
     FILE *out = page->out;
     const ip_cycle *c = v->n_cycles ? &v->cycles[0] : NULL;
     uint32_t n = c ? c->n_edges : 0;
+    const char *name = ip_verdict_anomaly(t, v);
     fprintf(out, "<section class=\"violation\" id=\"violation\" "
-            "data-cycle-edges=\"%u\" data-boxes=\"%u\">\n<h2>Violates ",
-            n, boxes(t));
+            "data-cycle-edges=\"%u\" data-boxes=\"%u\" "
+            "data-read-anomalies=\"%u\">\n<h2>Violates ", n, boxes(t),
+            t->n_anomalies);
     esc(out, ip_level_name(v->level));
-    fprintf(out, "</h2>\n<p>%u transactions; %u cycle%s reported, the first "
-            "drawn.</p>\n", ip_committed_count(t), v->n_cycles,
-            v->n_cycles == 1 ? "" : "s");
+    if (name) {
+        fputs(": <span class=\"anomaly\">", out);
+        esc(out, name);
+        fputs("</span>", out);
+    }
+    fputs("</h2>\n", out);
+    if (t->n_anomalies) {
+        fprintf(out, "<p>%u read%s that no execution explains; every level "
+                "is violated.</p>\n", t->n_anomalies,
+                t->n_anomalies == 1 ? "" : "s");
+        read_anomaly_table(out, t);
+    }
     ip_draw_edge *e = calloc(n + 1, sizeof *e);
     char (*text)[2][64] = calloc(n + 1, sizeof *text);
     bool ok = e && text;
     if (ok && c) {
-        fputs("<table class=\"cycle-edges\"><tr><th>from</th><th>edge</th>"
-              "<th>to</th></tr>\n", out);
-        for (uint32_t i = 0; i < n; i++) {
-            const ip_edge *x = &c->edges[i];
-            edge_label(ip_edge_kind_name(x->kind),
-                       x->key == IP_NONE ? NULL : ip_key_name(t, x->key),
-                       text[i][0], 64);
-            snprintf(text[i][1], 64, "v-cycle-%u", i);
-            e[i] = (ip_draw_edge){.from = x->from, .to = x->to,
-                                  .label = text[i][0], .color = "#cc0000",
-                                  .id = text[i][1],
-                                  .dashed = x->kind == IP_EDGE_RW,
-                                  .loose = true};
-            fputs("<tr><td>", out);
-            esc(out, ip_txn_name(t, x->from));
-            fputs("</td><td class=\"cycle\">", out);
-            esc(out, text[i][0]);
-            fputs("</td><td>", out);
-            esc(out, ip_txn_name(t, x->to));
-            fputs("</td></tr>\n", out);
-        }
-        fputs("</table>\n", out);
+        fprintf(out, "<p>%u cycle%s reported, the first drawn: <span "
+                "class=\"cycle\">", v->n_cycles, v->n_cycles == 1 ? "" : "s");
+        esc(out, ip_cycle_anomaly_name(t, v->level, c));
+        fputs("</span>.  Red edges are the cycle (dashed: an "
+              "anti-dependency, rw), grey ones the other reads; each box "
+              "lists its transaction's first operations "
+              "(<code>r key &#8592; writer</code>, <code>w key = value"
+              "</code>).</p>\n", out);
+        cycle_table(out, t, c, e, text);
     }
-    if (ok) {
+    ip_draw_edge *tight = ok ? calloc(n + 1, sizeof *tight) : NULL;
+    ok = ok && tight;
+    if (ok && c) {
+        /* the cycle alone, laid out along its edges */
+        for (uint32_t i = 0; i < n; i++) {
+            tight[i] = e[i];
+            tight[i].loose = false;
+            tight[i].id = NULL;
+        }
         fputs("<div class=\"drawings\">\n", out);
-        ip_draw d = {.t = t, .edges = e, .n_edges = n, .id_prefix = "v"};
-        ok = figure(page, "The history and its witness cycle", &d, err);
+        ip_draw d = {.t = t, .edges = tight, .n_edges = n,
+                     .id_prefix = "vc", .edges_only = true};
+        ok = figure(page, "The cycle", &d, err);
         fputs("</div>\n", out);
     }
+    if (ok && (c || !t->n_anomalies)) {
+        fputs("<div class=\"drawings\">\n", out);
+        ip_draw d = {.t = t, .edges = e, .n_edges = n, .id_prefix = "v"};
+        ok = figure(page, "The whole history, the cycle in red", &d, err);
+        fputs("</div>\n", out);
+    }
+    free(tight);
     fputs("</section>\n", out);
     free(e);
     free(text);
