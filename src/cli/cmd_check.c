@@ -143,9 +143,6 @@ static int parse_args(int argc, char **argv, check_args *a)
         return cli_usage_error("check", "--level is required");
     if (optind >= argc)
         return cli_usage_error("check", "no TRACE given");
-    if (a->html && cli_batch_wanted(argv + optind, argc - optind))
-        return cli_usage_error("check", "--html writes one report: give one "
-                               "trace");
     a->path = argv[optind];
     a->args = argv + 1;       /* getopt moved the traces to the end */
     a->n_opts = optind - 1;
@@ -158,7 +155,8 @@ static int run_batch(const check_args *a)
 {
     static const char *const child[] = {"--json", NULL};
     cli_batch b = {.cmd = "check", .opts = a->args, .n_opts = a->n_opts,
-                   .child_opts = child, .jobs = a->jobs, .json = a->json};
+                   .child_opts = child, .jobs = a->jobs, .json = a->json,
+                   .html = a->html};
     return cli_batch_main(&b, a->args + a->n_opts, a->n_traces);
 }
 

@@ -160,9 +160,6 @@ static int parse_args(int argc, char **argv, predict_args *a)
     int r = cli_search_finish(CMD, &a->search, a->quiet);
     if (r != CLI_GO_ON)
         return r;
-    if (a->html && cli_batch_wanted(argv + optind, argc - optind))
-        return cli_usage_error(CMD, "--html writes one report: give one "
-                               "trace");
     a->opts = a->search.opts;
     return -1;
 }
@@ -588,7 +585,7 @@ static int run_batch(const predict_args *a)
                                         NULL};
     cli_batch b = {.cmd = CMD, .predict = true, .opts = a->args,
                    .n_opts = a->n_opts, .child_opts = child,
-                   .jobs = a->opts.jobs, .json = a->json};
+                   .jobs = a->opts.jobs, .json = a->json, .html = a->html};
     return cli_batch_main(&b, a->args + a->n_opts, a->n_traces);
 }
 

@@ -128,6 +128,33 @@ render thin.html thin || fail "read-anomaly page"
     fail "read-anomaly page: table rows"
 grep -q 'class="anomaly">garbage read<' thin.dom || fail "read-anomaly page: not named"
 
+# a batch (check): one page, a row per trace, a section per violated one
+"$BIN" check --level ser --html batch.html "$TRACES" > /dev/null
+[ $? = 1 ] || fail "check --html over a directory: expected exit 1"
+render batch.html batch || fail "batch page"
+n=$(ls "$TRACES"/*.json | wc -l)
+bad=$("$BIN" check --level ser --json "$TRACES" | jq -s '[.[] | select(.exit_status == 1)] | length')
+[ "$(count '<tr>' <(sed -n '/class="traces"/,/<\/table>/p' batch.dom))" = $((n + 1)) ] ||
+    fail "batch page: expected $n rows"
+[ "$bad" -ge 1 ] && [ "$(count '<section class="trace"' batch.dom)" = "$bad" ] ||
+    fail "batch page: expected $bad sections"
+for a in $(grep -oE 'href="#trace-[0-9]+"' batch.dom | grep -oE 'trace-[0-9]+'); do
+    grep -q "id=\"$a\"" batch.dom || fail "batch page: link to a missing $a"
+done
+[ "$(count '<section class="violation"' batch.dom)" = "$bad" ] || fail "batch page: violations not embedded"
+# sorted by time (column 3) on load: the times ascend
+render 'batch.html#sort-3' sorted || fail "sorted batch page"
+sed -n '/class="traces"/,/<\/table>/p' sorted.dom | grep -oE '<td data-v="[0-9.]+">[0-9.]+</td><td>' |
+    grep -oE 'data-v="[0-9.]+"' | grep -oE '[0-9.]+' > times
+sort -g times | cmp -s - times || fail "batch page: not sorted by time"
+[ "$(wc -l < times)" = "$n" ] || fail "batch page: $(wc -l < times) times for $n traces"
+# a batch (predict): the prediction sections of the traces that have some
+"$BIN" predict --quiet --model si --out p4 --html pbatch.html "$TRACES/write-skew.json" "$TRACES/deposit.json" > /dev/null
+render pbatch.html pbatch || fail "predict batch page"
+[ "$(count '<section class="trace"' pbatch.dom)" = 1 ] && [ "$(count '<section class="prediction"' pbatch.dom)" = 1 ] ||
+    fail "predict batch page: expected write-skew's section only"
+grep -q '1 prediction: write skew' pbatch.dom || fail "predict batch page: result column"
+
 # self-contained: nothing fetched from elsewhere
 grep -lE '(src|href)="(https?:)?//' ./*.html && fail "a page loads a network resource"
 

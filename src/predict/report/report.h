@@ -138,4 +138,23 @@ bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
 bool ip_html_class(ip_html *page, const char *signature, uint32_t n);
 bool ip_html_end(ip_html *page);
 
+/* The page of a batch (several traces, one process each): a table of the
+ * traces, sortable by a click on a column header (a few lines of inline
+ * script), each trace that found something linked to its section below,
+ * which holds the body of the page its own process wrote (`page`, a whole
+ * HTML document as ip_html_* write them; NULL: no section).  `rows`
+ * are the batch's settings as in ip_html_begin.  Self-contained; every
+ * string is escaped except the embedded pages, which are ours.  False on
+ * a stream error. */
+typedef struct ip_html_trace {
+    const char *trace;        /* as given */
+    int exit_status;
+    const char *status;       /* "violated", "found", "input error", ... */
+    double seconds;           /* < 0: unknown */
+    const char *result;       /* predictions or anomaly, in words */
+    const char *page;         /* the trace's own page, or NULL */
+} ip_html_trace;
+bool ip_html_batch(FILE *out, const char *title, const char *const *rows,
+                   const ip_html_trace *traces, uint32_t n);
+
 #endif

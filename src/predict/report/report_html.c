@@ -57,6 +57,28 @@ static uint32_t txn_by_name(const ip_trace *t, const char *name)
     return IP_NONE;
 }
 
+/* The head (STYLE and `style`), the title and a section `id` with the
+ * settings table (rows: key, value, ..., NULL). */
+static void page_top(FILE *out, const char *title, const char *style,
+                     const char *id, const char *const *rows)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<title>", out);
+    esc(out, title);
+    fprintf(out, "</title><style>%s%s</style></head>\n<body>\n<h1>", STYLE,
+            style);
+    esc(out, title);
+    fprintf(out, "</h1>\n<section id=\"%s\"><table>\n", id);
+    for (const char *const *r = rows; r && r[0] && r[1]; r += 2) {
+        fputs("<tr><th>", out);
+        esc(out, r[0]);
+        fputs("</th><td>", out);
+        esc(out, r[1]);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n</section>\n", out);
+}
+
 ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
                        ip_error *err)
 {
@@ -67,20 +89,7 @@ ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
         return NULL;
     }
     page->out = out;
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-          "<title>", out);
-    esc(out, title);
-    fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>", STYLE);
-    esc(out, title);
-    fputs("</h1>\n<section id=\"run\"><table>\n", out);
-    for (const char *const *r = rows; r && r[0] && r[1]; r += 2) {
-        fputs("<tr><th>", out);
-        esc(out, r[0]);
-        fputs("</th><td>", out);
-        esc(out, r[1]);
-        fputs("</td></tr>\n", out);
-    }
-    fputs("</table>\n</section>\n", out);
+    page_top(out, title, "", "run", rows);
     return page;
 }
 
@@ -527,4 +536,77 @@ bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
     if (!ok && !err->msg[0])
         ip_oom(err, "html: out of memory");
     return ok && !ferror(out);
+}
+
+/* ---- the batch page ---------------------------------------------------- */
+
+/* Click a header: sort the rows by that column (numbers by data-v), again
+ * to reverse.  A page opened at #sort-N comes sorted by column N (links to
+ * a sorted view; the tests use it, a headless browser cannot click). */
+static const char SORT_SCRIPT[] =
+    "var ths=document.querySelectorAll('table.traces th');"
+    "ths.forEach(function(th,i){"
+    "th.addEventListener('click',function(){"
+    "var tb=th.closest('table').tBodies[0],rows=Array.from(tb.rows),"
+    "up=th.dataset.dir!=='asc';th.dataset.dir=up?'asc':'desc';"
+    "rows.sort(function(a,b){var x=a.cells[i],y=b.cells[i],"
+    "p=x.dataset.v,q=y.dataset.v,c=p!==undefined?p-q:"
+    "x.textContent.localeCompare(y.textContent);return up?c:-c;});"
+    "rows.forEach(function(r){tb.appendChild(r);});});});"
+    "var m=location.hash.match(/^#sort-([0-9]+)$/);"
+    "if(m&&ths[m[1]])ths[m[1]].click();";
+
+/* The body of a whole page (between <body> and </body>), written out. */
+static void embed_body(FILE *out, const char *page)
+{
+    const char *b = strstr(page, "<body>");
+    const char *e = b ? strstr(b, "</body>") : NULL;
+    if (!b || !e) {
+        fputs("<p>(its report could not be read)</p>\n", out);
+        return;
+    }
+    b += strlen("<body>");
+    fwrite(b, 1, (size_t)(e - b), out);
+}
+
+bool ip_html_batch(FILE *out, const char *title, const char *const *rows,
+                   const ip_html_trace *traces, uint32_t n)
+{
+    page_top(out, title, "table.traces th{cursor:pointer}"
+             "table.traces th:after{content:' \\2195';color:#999}"
+             "section.trace{border-top:3px solid #888;margin-top:3em}",
+             "batch", rows);
+    fputs("<table class=\"traces\"><thead><tr>"
+          "<th>trace</th><th>status</th><th>exit</th><th>time (s)</th>"
+          "<th>result</th></tr></thead><tbody>\n", out);
+    for (uint32_t i = 0; i < n; i++) {
+        const ip_html_trace *t = &traces[i];
+        fputs("<tr><td>", out);
+        if (t->page)
+            fprintf(out, "<a href=\"#trace-%u\">", i + 1);
+        esc(out, t->trace);
+        fputs(t->page ? "</a></td><td>" : "</td><td>", out);
+        esc(out, t->status);
+        fprintf(out, "</td><td data-v=\"%d\">%d</td>", t->exit_status,
+                t->exit_status);
+        if (t->seconds >= 0)
+            fprintf(out, "<td data-v=\"%.6f\">%.2f</td>", t->seconds,
+                    t->seconds);
+        else
+            fputs("<td data-v=\"-1\">-</td>", out);
+        fputs("<td>", out);
+        esc(out, t->result);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!traces[i].page)
+            continue;
+        fprintf(out, "<section class=\"trace\" id=\"trace-%u\">\n", i + 1);
+        embed_body(out, traces[i].page);
+        fputs("<p><a href=\"#batch\">back to the table</a></p></section>\n",
+              out);
+    }
+    fprintf(out, "<script>%s</script>\n</body></html>\n", SORT_SCRIPT);
+    return !ferror(out);
 }
