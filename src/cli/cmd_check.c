@@ -1,7 +1,8 @@
 /*
  * cmd_check.c - `isopredict check`: does a trace satisfy an isolation
  * level?  Exact answer from the validate module, with its witness: a commit
- * order, or the read-consistency anomalies and one cycle per component.
+ * order, or the read-consistency anomalies and one cycle per component,
+ * each named (verdict.h); --html draws it (report.h).
  * Traces are read leniently so that anomalies are reported, not rejected.
  */
 #include "cli.h"
@@ -35,10 +36,13 @@ static void usage(FILE *out)
           "  --max-cycles N   report at most N cycles (default: one per "
           "component)\n"
           "  --jobs N         traces checked at once (several traces)\n"
-          "  --html FILE      also write an HTML report (a new file) with the "
-          "witness\n                   cycle drawn\n"
+          "  --html FILE      also write an HTML report (a new file): the "
+          "anomaly named,\n                   its cycle drawn; several "
+          "traces: one page for all\n"
           "Read-consistency anomalies (thin-air, aborted, future reads, ...) "
           "violate every level.\n"
+          "A violation is named as testers name it (G1a, G1b, G0, G1c, "
+          "G-single, G2-item,\nlost update, write skew, fractured read, ...).\n"
           "exit status: 0 satisfied, 1 violated, 2 usage or input error,\n"
           "3 undecided (timeout), 4 level not available (rc, ra, causal "
           "on a trace\nwith ambiguous reads).\n",
