@@ -151,6 +151,90 @@ static Agnode_t *txn_node(drawing *w, Agraph_t *lane, uint32_t x)
     return n;
 }
 
+/* The session's name heads its lane as a node of its own, not as the
+ * lane's label: a label over the lane sits where edges between lanes come
+ * in, under their labels. */
+static Agnode_t *lane_head(drawing *w, Agraph_t *lane, uint32_t s)
+{
+    char id[64], label[300];
+    node_id(w->d, "session", s, id, sizeof id);
+    snprintf(label, sizeof label, "session %s",
+             ip_session_name(w->d->t, s));
+    Agnode_t *n = agnode(lane, id, 1);
+    if (!n)
+        return NULL;
+    GV_SET(n, "id", id);
+    GV_SET(n, "label", label);
+    GV_SET(n, "shape", "plaintext");
+    GV_SET(n, "fontsize", "11");
+    GV_SET(n, "fontcolor", "grey30");
+    return n;
+}
+
+/* A new fold box starting at txn x. */
+static Agnode_t *fold_node(drawing *w, Agraph_t *lane, uint32_t x)
+{
+    char id[64];
+    node_id(w->d, "fold", x, id, sizeof id);
+    Agnode_t *n = agnode(lane, id, 1);
+    if (n) {
+        GV_SET(n, "id", id);
+        GV_SET(n, "shape", "note");
+        GV_SET(n, "color", "grey60");
+        GV_SET(n, "fontcolor", "grey40");
+    }
+    return n;
+}
+
+/* Session s's lane: its name, then boxes in session order, folds for the
+ * rest, joined by grey lines. */
+static bool draw_lane(drawing *w, uint32_t s)
+{
+    const ip_trace *t = w->d->t;
+    char name[64];
+    snprintf(name, sizeof name, "cluster_s%u", s);
+    Agraph_t *lane = agsubg(w->g, name, 1);
+    Agnode_t *head = lane ? lane_head(w, lane, s) : NULL;
+    if (!head)
+        return false;
+    GV_SET(lane, "style", "rounded");
+    GV_SET(lane, "color", "grey50");
+    Agnode_t *prev = head, *fold = NULL;
+    uint32_t folded = 0;
+    const ip_session *se = &t->sessions[s];
+    for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count; x++) {
+        if (!ip_committed(t, x) || (w->d->edges_only && !w->full[x]))
+            continue;         /* edges_only: the edges' ends, no folds */
+        Agnode_t *n = w->full[x] ? txn_node(w, lane, x)
+                      : fold     ? fold
+                                 : fold_node(w, lane, x);
+        if (!n)
+            return false;
+        if (w->full[x]) {
+            fold = NULL;
+        } else {
+            folded = n == fold ? folded + 1 : 1;
+            fold = n;
+            char label[64];
+            snprintf(label, sizeof label, "%u transaction%s", folded,
+                     folded == 1 ? "" : "s");
+            GV_SET(n, "label", label);
+        }
+        w->node[x] = n;
+        if (prev != n) {
+            Agedge_t *e = agedge(w->g, prev, n, NULL, 1);
+            if (!e)
+                return false;
+            GV_SET(e, "color", "grey70");
+            GV_SET(e, "arrowhead", "none");
+            if (prev == head)     /* the name stands before the lane */
+                GV_SET(e, "style", "invis");
+        }
+        prev = n;
+    }
+    return true;
+}
+
 /* Has session s a box (edges_only: a lane only for the edges' ends)? */
 static bool lane_drawn(const drawing *w, uint32_t s)
 {
@@ -161,83 +245,12 @@ static bool lane_drawn(const drawing *w, uint32_t s)
     return false;
 }
 
-/* One lane per session: boxes in session order, folds for the rest. */
+/* One lane per session. */
 static bool draw_lanes(drawing *w)
 {
-    const ip_trace *t = w->d->t;
-    for (uint32_t s = 0; s < t->n_sessions; s++) {
-        if (w->d->edges_only && !lane_drawn(w, s))
-            continue;
-        char name[64], label[300];
-        snprintf(name, sizeof name, "cluster_s%u", s);
-        snprintf(label, sizeof label, "session %s", ip_session_name(t, s));
-        Agraph_t *lane = agsubg(w->g, name, 1);
-        if (!lane)
+    for (uint32_t s = 0; s < w->d->t->n_sessions; s++)
+        if ((!w->d->edges_only || lane_drawn(w, s)) && !draw_lane(w, s))
             return false;
-        GV_SET(lane, "style", "rounded");
-        GV_SET(lane, "color", "grey50");
-        /* the session's name heads its lane as a node of its own, not as
-         * the lane's label: a label over the lane sits where edges
-         * between lanes come in, under their labels */
-        char id[64];
-        node_id(w->d, "session", s, id, sizeof id);
-        Agnode_t *prev = agnode(lane, id, 1), *fold = NULL;
-        if (!prev)
-            return false;
-        GV_SET(prev, "id", id);
-        GV_SET(prev, "label", label);
-        GV_SET(prev, "shape", "plaintext");
-        GV_SET(prev, "fontsize", "11");
-        GV_SET(prev, "fontcolor", "grey30");
-        Agnode_t *head = prev;
-        uint32_t folded = 0;
-        const ip_session *se = &t->sessions[s];
-        for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count;
-             x++) {
-            if (!ip_committed(t, x))
-                continue;
-            Agnode_t *n;
-            if (w->d->edges_only && !w->full[x])
-                continue;     /* only the edges' ends, no folds */
-            if (w->full[x]) {
-                n = txn_node(w, lane, x);
-                fold = NULL;
-            } else if (fold) {
-                n = fold;
-            } else {
-                char id[64];
-                node_id(w->d, "fold", x, id, sizeof id);
-                n = fold = agnode(lane, id, 1);
-                if (n) {
-                    GV_SET(n, "id", id);
-                    GV_SET(n, "shape", "note");
-                    GV_SET(n, "color", "grey60");
-                    GV_SET(n, "fontcolor", "grey40");
-                }
-                folded = 0;
-            }
-            if (!n)
-                return false;
-            if (n == fold) {
-                char label[64];
-                folded++;
-                snprintf(label, sizeof label, "%u transaction%s", folded,
-                         folded == 1 ? "" : "s");
-                GV_SET(n, "label", label);
-            }
-            w->node[x] = n;
-            if (prev != n) {
-                Agedge_t *e = agedge(w->g, prev, n, NULL, 1);
-                if (!e)
-                    return false;
-                GV_SET(e, "color", "grey70");
-                GV_SET(e, "arrowhead", "none");
-                if (prev == head)     /* the name stands before the lane */
-                    GV_SET(e, "style", "invis");
-            }
-            prev = n;
-        }
-    }
     return true;
 }
 
@@ -297,12 +310,11 @@ static bool draw_highlights(drawing *w)
             return false;
         if (h->id)
             GV_SET(e, "id", h->id);
-        /* a loose edge (often within one rank) gets an xlabel: dot 2.43
-         * frees the label node of an edge within one rank twice
-         * (gvFreeLayout) and mixes up its attributes; the others a label,
-         * which dot places clear of the boxes */
+        /* xlabel, not label: dot 2.43 frees the label node of an edge
+         * within one rank twice (gvFreeLayout), and which edges end up
+         * within one rank is known only after the layout */
         if (h->label)
-            GV_SET(e, h->loose ? "xlabel" : "label", h->label);
+            GV_SET(e, "xlabel", h->label);
         GV_SET(e, "color", h->color ? h->color : "black");
         GV_SET(e, "fontcolor", h->color ? h->color : "black");
         GV_SET(e, "penwidth", "2");
@@ -374,7 +386,8 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
     bool ok = w.node && w.g && choose_full(&w);
     if (ok) {
         agattr(w.g, AGRAPH, (char *)"rankdir", (char *)"LR");
-        agattr(w.g, AGRAPH, (char *)"nodesep", (char *)"0.4");
+        agattr(w.g, AGRAPH, (char *)"nodesep", (char *)"0.5");
+        agattr(w.g, AGRAPH, (char *)"ranksep", (char *)"0.7");
         agattr(w.g, AGRAPH, (char *)"fontname", (char *)"Helvetica");
         static const char *const node_attrs[][2] = {   /* name order too */
             {"color", ""}, {"fontcolor", ""}, {"fontname", "Helvetica"},
