@@ -4,10 +4,12 @@
  * up to `jobs` at a time, so one trace's crash, memory or time limit never
  * touches another's.  The parent prints one line per trace in input order
  * as results come in, then a table; with --json, one JSON object per
- * trace (JSON Lines).  The exit status is the most severe of the traces'
- * (2 > 3 > 4 > 1 > 0).
+ * trace (JSON Lines); with --html, one page over them all (each child
+ * writes its page, the parent gathers them).  The exit status is the most
+ * severe of the traces' (2 > 3 > 4 > 1 > 0).
  */
 #include "cli.h"
+#include "report.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -141,6 +143,8 @@ void cli_batch_free_traces(char **traces, uint32_t n)
 /* A trace's result in words, from its report (or its first error line). */
 typedef struct outcome {
     char what[200];           /* "found, 2 predictions", "ser satisfied" */
+    char found[200];          /* "2 predictions: write skew", "G-single",
+                                 "" (--html's result column) */
     double seconds;           /* < 0: unknown */
 } outcome;
 
@@ -150,7 +154,9 @@ typedef struct job {
     bool done;
     int status;               /* exit status (3 for a signal) */
     char *stdout_text, *stderr_text;
-    outcome o;                /* text mode: described once, when printed */
+    char *html_path;          /* --html: where the child writes its page */
+    char *html_text;          /* that page, read back; NULL: none */
+    outcome o;                /* described once, when printed */
 } job;
 
 /* An unlinked temporary file in $TMPDIR (or /tmp), closed on exec: a
@@ -204,9 +210,10 @@ static bool start_job(const cli_batch *b, const char *trace, job *j)
     for (const char *const *x = b->child_opts; x && *x; x++)
         n_child++;
     uint32_t n = 0;
-    /* "isopredict", cmd, options, child options, "--", trace, NULL */
+    /* "isopredict", cmd, options, child options, [--html PAGE], "--",
+     * trace, NULL: a later --html wins over the user's */
     const char **argv = malloc(sizeof *argv *
-                               ((size_t)b->n_opts + n_child + 5));
+                               ((size_t)b->n_opts + n_child + 7));
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     bool ok = j->out >= 0 && j->err >= 0 && argv &&
@@ -222,6 +229,10 @@ static bool start_job(const cli_batch *b, const char *trace, job *j)
         argv[n++] = b->opts[i];
     for (const char *const *x = b->child_opts; x && *x; x++)
         argv[n++] = *x;
+    if (j->html_path) {
+        argv[n++] = "--html";
+        argv[n++] = j->html_path;
+    }
     argv[n++] = "--";
     argv[n++] = trace;
     argv[n] = NULL;
@@ -262,6 +273,15 @@ static void finish_job(job *j, int wstatus)
         }
     }
     close_fds(j);
+    if (j->html_path && j->status == IP_EXIT_FOUND) {
+        int fd = open(j->html_path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            j->html_text = read_back(fd);
+            close(fd);
+        }
+    }
+    if (j->html_path)
+        unlink(j->html_path);
     j->pid = 0;
     j->done = true;
 }
@@ -284,12 +304,46 @@ static void first_line(const char *s, char *buf, size_t n)
     buf[len] = '\0';
 }
 
+/* "2 predictions: lost update, G-single": the count and the distinct
+ * anomaly names of a predict report (a prediction's "anomaly", else the
+ * name its bug class starts with). */
+static void prediction_names(const cJSON *root, char *buf, size_t n)
+{
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(root, "predictions");
+    int count = cJSON_GetArraySize(ps);
+    buf[0] = '\0';
+    if (count == 0)
+        return;
+    size_t len = (size_t)snprintf(buf, n, "%d prediction%s", count,
+                                  count == 1 ? "" : "s");
+    const char *sep = ": ";
+    const cJSON *p;
+    cJSON_ArrayForEach(p, ps) {
+        char name[100];
+        const char *a = cJSON_GetStringValue(
+            cJSON_GetObjectItemCaseSensitive(p, "anomaly"));
+        const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(p, "class"), "signature"));
+        if (a)
+            snprintf(name, sizeof name, "%s", a);
+        else if (sig)
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(sig, ":"), sig);
+        else
+            continue;
+        if (len >= n || strstr(buf, name))
+            continue;         /* each name once */
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", sep, name);
+        sep = ", ";
+    }
+}
+
 static void describe(const cli_batch *b, const job *j, outcome *o)
 {
     cJSON *root = j->stdout_text ? cJSON_Parse(j->stdout_text) : NULL;
     const char *res = cJSON_GetStringValue(
         cJSON_GetObjectItemCaseSensitive(root, "result"));
     o->seconds = -1;
+    o->found[0] = '\0';
     if (!root || !res) {
         first_line(j->stderr_text, o->what, sizeof o->what);
         if (!o->what[0])
@@ -310,6 +364,7 @@ static void describe(const cli_batch *b, const job *j, outcome *o)
                      n == 1 ? "" : "s");
         else
             snprintf(o->what, sizeof o->what, "%s", res);
+        prediction_names(root, o->found, sizeof o->found);
     } else {
         const char *lvl = cJSON_GetStringValue(
             cJSON_GetObjectItemCaseSensitive(root, "level"));
@@ -317,6 +372,9 @@ static void describe(const cli_batch *b, const job *j, outcome *o)
         if (cJSON_IsNumber(sec))
             o->seconds = sec->valuedouble;
         snprintf(o->what, sizeof o->what, "%s %s", lvl ? lvl : "level", res);
+        const char *name = cJSON_GetStringValue(
+            cJSON_GetObjectItemCaseSensitive(root, "anomaly"));
+        snprintf(o->found, sizeof o->found, "%s", name ? name : "");
     }
     cJSON_Delete(root);
 }
@@ -403,12 +461,84 @@ int cli_batch_main(cli_batch *b, char **args, int n_args)
     return r;
 }
 
+/* The status column of the batch page. */
+static const char *status_word(const cli_batch *b, int status)
+{
+    switch (status) {
+    case IP_EXIT_OK: return b->predict ? "nothing found" : "satisfied";
+    case IP_EXIT_FOUND: return b->predict ? "found" : "violated";
+    case IP_EXIT_USAGE: return "input error";
+    case IP_EXIT_UNKNOWN: return "undecided";
+    case IP_EXIT_UNAVAILABLE: return "unavailable";
+    }
+    return "unknown";
+}
+
+/* --html: the batch page into `page` (committed or removed), from the
+ * jobs' outcomes and pages. */
+static int write_page(const cli_batch *b, char **traces, uint32_t n, job *jobs,
+                      int worst, cli_file *page)
+{
+    ip_html_trace *rows = calloc(n + 1, sizeof *rows);
+    uint32_t found = 0;
+    for (uint32_t i = 0; rows && i < n; i++) {
+        if (b->json)          /* not described for the lines */
+            describe(b, &jobs[i], &jobs[i].o);
+        found += jobs[i].status == IP_EXIT_FOUND;
+        rows[i] = (ip_html_trace){
+            .trace = traces[i], .exit_status = jobs[i].status,
+            .status = status_word(b, jobs[i].status),
+            .seconds = jobs[i].o.seconds,
+            .result = jobs[i].o.found[0] ? jobs[i].o.found : jobs[i].o.what,
+            .page = jobs[i].html_text};
+    }
+    char title[64], count[32], nfound[32], st[16];
+    snprintf(title, sizeof title, "isopredict %s: %u traces", b->cmd, n);
+    snprintf(count, sizeof count, "%u", n);
+    snprintf(nfound, sizeof nfound, "%u", found);
+    snprintf(st, sizeof st, "%d", worst);
+    const char *settings[] = {
+        "command", b->cmd, "traces", count,
+        b->predict ? "with predictions" : "violated", nfound,
+        "exit status", st, NULL};
+    bool ok = rows && ip_html_batch(page->f, title, settings, rows, n);
+    if (!rows)
+        fprintf(stderr, "isopredict: out of memory writing %s\n", b->html);
+    free(rows);
+    return cli_close_file(page, ok);
+}
+
 int cli_batch_run(const cli_batch *b, char **traces, uint32_t n)
 {
     job *jobs = calloc(n + 1, sizeof *jobs);
     if (!jobs) {
         fprintf(stderr, "isopredict: out of memory\n");
         return IP_EXIT_UNKNOWN;
+    }
+    /* --html: the page made first (it must be new), the children's pages
+     * in a private directory beside it */
+    int status = IP_EXIT_OK;
+    cli_file *page = b->html ? cli_create_file(b->html, &status) : NULL;
+    char *dir = NULL;
+    if (b->html && (!page || !cli_create_dir_beside(b->html, &dir))) {
+        if (page)
+            cli_close_file(page, false);
+        free(jobs);
+        return page ? IP_EXIT_USAGE : status;
+    }
+    for (uint32_t i = 0; dir && i < n; i++) {
+        size_t len = strlen(dir) + 32;
+        if (!(jobs[i].html_path = malloc(len))) {
+            fprintf(stderr, "isopredict: out of memory\n");
+            for (uint32_t k = 0; k < i; k++)
+                free(jobs[k].html_path);
+            rmdir(dir);
+            free(dir);
+            cli_close_file(page, false);
+            free(jobs);
+            return IP_EXIT_UNKNOWN;
+        }
+        snprintf(jobs[i].html_path, len, "%s/%u.html", dir, i + 1);
     }
     atomic_bool interrupted;
     atomic_init(&interrupted, false);
@@ -482,10 +612,17 @@ int cli_batch_run(const cli_batch *b, char **traces, uint32_t n)
     cli_interrupt_stop(in);
     if (!b->json)
         print_table(b, traces, n, jobs, worst, stdout);
+    if (page) {
+        status = write_page(b, traces, n, jobs, worst, page);
+        rmdir(dir);
+        free(dir);
+    }
     for (uint32_t i = 0; i < n; i++) {
         free(jobs[i].stdout_text);
         free(jobs[i].stderr_text);
+        free(jobs[i].html_path);
+        free(jobs[i].html_text);
     }
     free(jobs);
-    return worst;
+    return status != IP_EXIT_OK ? cli_worse_status(worst, status) : worst;
 }

@@ -159,6 +159,10 @@ typedef struct cli_batch {
     const char *const *child_opts;
     unsigned jobs;
     bool json;
+    const char *html;         /* --html FILE: one page for the batch (each
+                                 child writes its own into a private
+                                 directory beside FILE; those that found
+                                 something become its sections), or NULL */
 } cli_batch;
 int cli_batch_run(const cli_batch *b, char **traces, uint32_t n);
 /* Expand args (cli_batch_traces), default b->jobs to the number of cores,

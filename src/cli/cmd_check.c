@@ -1,7 +1,8 @@
 /*
  * cmd_check.c - `isopredict check`: does a trace satisfy an isolation
  * level?  Exact answer from the validate module, with its witness: a commit
- * order, or the read-consistency anomalies and one cycle per component.
+ * order, or the read-consistency anomalies and one cycle per component,
+ * each named (verdict.h); --html draws it (report.h).
  * Traces are read leniently so that anomalies are reported, not rejected.
  */
 #include "cli.h"
@@ -39,10 +40,13 @@ static void usage(FILE *out)
           "  --general        si, ser: the general checker even on a history "
           "of\n                   mini-transactions (decided in linear time "
           "otherwise)\n"
-          "  --html FILE      also write an HTML report (a new file) with the "
-          "witness\n                   cycle drawn\n"
+          "  --html FILE      also write an HTML report (a new file): the "
+          "anomaly named,\n                   its cycle drawn; several "
+          "traces: one page for all\n"
           "Read-consistency anomalies (thin-air, aborted, future reads, ...) "
           "violate every level.\n"
+          "A violation is named as testers name it (G1a, G1b, G0, G1c, "
+          "G-single, G2-item,\nlost update, write skew, fractured read, ...).\n"
           "exit status: 0 satisfied, 1 violated, 2 usage or input error,\n"
           "3 undecided (timeout), 4 level not available (rc, ra, causal "
           "on a trace\nwith ambiguous reads).\n",
@@ -151,9 +155,6 @@ static int parse_args(int argc, char **argv, check_args *a)
         return cli_usage_error("check", "--level is required");
     if (optind >= argc)
         return cli_usage_error("check", "no TRACE given");
-    if (a->html && cli_batch_wanted(argv + optind, argc - optind))
-        return cli_usage_error("check", "--html writes one report: give one "
-                               "trace");
     a->path = argv[optind];
     a->args = argv + 1;       /* getopt moved the traces to the end */
     a->n_opts = optind - 1;
@@ -166,7 +167,8 @@ static int run_batch(const check_args *a)
 {
     static const char *const child[] = {"--json", NULL};
     cli_batch b = {.cmd = "check", .opts = a->args, .n_opts = a->n_opts,
-                   .child_opts = child, .jobs = a->jobs, .json = a->json};
+                   .child_opts = child, .jobs = a->jobs, .json = a->json,
+                   .html = a->html};
     return cli_batch_main(&b, a->args + a->n_opts, a->n_traces);
 }
 
@@ -174,15 +176,25 @@ static int run_batch(const check_args *a)
 static bool html_report(FILE *out, const check_args *a, const ip_trace *t,
                         const ip_verdict *v, ip_check_result r)
 {
-    char title[600], txns[32], secs[32];
+    char title[600], sessions[32], txns[64], events[32], secs[32];
     snprintf(title, sizeof title, "isopredict check: %s", a->path);
-    snprintf(txns, sizeof txns, "%u", ip_committed_count(t));
+    snprintf(sessions, sizeof sessions, "%u", t->n_sessions);
+    uint32_t committed = ip_committed_count(t);
+    uint32_t aborted = t->n_txns - 1 - committed;   /* txn 0 is neither */
+    if (aborted)
+        snprintf(txns, sizeof txns, "%u committed, %u aborted", committed,
+                 aborted);
+    else
+        snprintf(txns, sizeof txns, "%u", committed);
+    snprintf(events, sizeof events, "%u", t->n_events);
     snprintf(secs, sizeof secs, "%.3f s", v->seconds);
     const char *res = r == IP_CHECK_OK ? "satisfied"
                       : r == IP_CHECK_VIOLATION ? "violated" : "undecided";
+    const char *anomaly = ip_verdict_anomaly(t, v);
     const char *rows[] = {"trace", a->path, "level", ip_level_name(a->level),
-                          "result", res, "transactions", txns, "time", secs,
-                          NULL};
+                          "result", res, "anomaly", anomaly ? anomaly : "none",
+                          "sessions", sessions, "transactions", txns,
+                          "events", events, "time", secs, NULL};
     ip_error err = {0};
     ip_html *page = ip_html_begin(out, title, rows, &err);
     bool ok = page && (r != IP_CHECK_VIOLATION ||

@@ -52,7 +52,8 @@ static void usage(FILE *out)
         "  --json                      print the report as JSON\n"
         "  --dot                       also write a Graphviz .dot per prediction\n"
         "  --html FILE                 also write an HTML report (a new file): the\n"
-        "                              predictions, observed and predicted runs drawn\n"
+        "                              predictions, observed and predicted runs drawn;\n"
+        "                              several traces: one page for all\n"
         "  --timeout SECONDS           the whole run, reading included (default 600,\n"
         "                              0 = never)\n"
         "  --max-memory SIZE           memory budget, e.g. 512M, 2G (default: the\n"
@@ -160,9 +161,6 @@ static int parse_args(int argc, char **argv, predict_args *a)
     int r = cli_search_finish(CMD, &a->search, a->quiet);
     if (r != CLI_GO_ON)
         return r;
-    if (a->html && cli_batch_wanted(argv + optind, argc - optind))
-        return cli_usage_error(CMD, "--html writes one report: give one "
-                               "trace");
     a->opts = a->search.opts;
     return -1;
 }
@@ -252,6 +250,13 @@ static int write_outputs(const predict_args *a, const ip_trace *obs,
         }
     }
     return status;
+}
+
+/* The predictions the search stopped at (as run.c counts them); 0 for
+ * triage, which wants every class. */
+static uint32_t search_limit(const ip_predict_opts *o)
+{
+    return o->triage ? 0 : o->max_predictions ? o->max_predictions : 1;
 }
 
 static void print_outcome_line(const predict_args *a, ip_predict_result r,
@@ -367,7 +372,7 @@ static void print_human(const predict_args *a, ip_predict_result r,
                         const ip_predict_stats *st)
 {
     print_outcome_line(a, r, n, st);
-    ip_search_print(&st->search, stdout);
+    ip_search_print(&st->search, search_limit(&a->opts), stdout);
     for (uint32_t i = 0; i < n; i++)
         printf("prediction %u:\n%s", i + 1, e[i].text);
 }
@@ -440,15 +445,16 @@ static bool html_report(FILE *out, const predict_args *a, const ip_trace *obs,
                         const ip_predict_stats *st)
 {
     const ip_predict_opts *o = &a->opts;
-    char count[32], secs[32], title[600];
+    char count[32], secs[32], title[600], search[2048];
     snprintf(count, sizeof count, "%u", n);
+    ip_search_describe(&st->search, search_limit(o), search, sizeof search);
     snprintf(secs, sizeof secs, "%.2f s", st->seconds);
     snprintf(title, sizeof title, "isopredict: %s", a->trace);
     const char *rows[] = {
         "trace", a->trace, "model", ip_level_name(o->model),
         "boundary", ip_boundary_name(o->boundary),
         "encoding", ip_encoding_name(o->encoding),
-        "search", st->search.complete ? "complete" : "not complete",
+        "search", search,
         "result", cli_result_name(r), "predictions", count, "time", secs, NULL};
     ip_error err = {0};
     ip_html *page = ip_html_begin(out, title, rows, &err);
@@ -580,7 +586,7 @@ static int run_batch(const predict_args *a)
                                         NULL};
     cli_batch b = {.cmd = CMD, .predict = true, .opts = a->args,
                    .n_opts = a->n_opts, .child_opts = child,
-                   .jobs = a->opts.jobs, .json = a->json};
+                   .jobs = a->opts.jobs, .json = a->json, .html = a->html};
     return cli_batch_main(&b, a->args + a->n_opts, a->n_traces);
 }
 

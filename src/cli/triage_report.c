@@ -44,7 +44,7 @@ static void print_text(const cJSON *report)
     bool have_si = ip_search_from_cjson(
         cJSON_GetObjectItemCaseSensitive(report, "search"), &si);
     if (have_si)
-        ip_search_print(&si, stdout);
+        ip_search_print(&si, 0, stdout);
     if (n)
         printf("  %3s %9s  %s\n", "#", "instances", "class");
     int i = 0;
@@ -152,7 +152,15 @@ static bool html_classes(ip_html *page, const cJSON *report,
 
 static bool html_page(FILE *out, const cJSON *report, const ip_trace *obs)
 {
-    char classes[32], instances[32], title[600];
+    char classes[32], instances[32], title[600], search[2048];
+    ip_search_info si;
+    if (ip_search_from_cjson(cJSON_GetObjectItemCaseSensitive(report,
+                                                               "search"), &si))
+        ip_search_describe(&si, 0, search, sizeof search);   /* the text's */
+    else
+        snprintf(search, sizeof search, "%s", search_complete(report)
+                                                  ? "complete"
+                                                  : "not complete");
     snprintf(classes, sizeof classes, "%d", cJSON_GetArraySize(
         cJSON_GetObjectItemCaseSensitive(report, "classes")));
     snprintf(instances, sizeof instances, "%.0f", tr_num(report, "instances"));
@@ -161,7 +169,7 @@ static bool html_page(FILE *out, const cJSON *report, const ip_trace *obs)
     const char *rows[] = {
         "trace", tr_str(report, "trace"), "model", tr_str(report, "model"),
         "boundary", tr_str(report, "boundary"),
-        "search", search_complete(report) ? "complete" : "not complete",
+        "search", search,
         "bug classes", classes, "instances", instances, NULL};
     ip_error err = {0};
     ip_html *page = ip_html_begin(out, title, rows, &err);

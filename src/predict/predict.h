@@ -423,18 +423,15 @@ static inline const ip_trace *ip_prediction_base(const ip_trace *obs,
 void ip_cycle_describe(const ip_trace *h, const ip_cycle *c, char *buf,
                        size_t n);
 
-/* The classic name of an unserializability cycle of two transactions, or
- * NULL: "write skew" (each reads a key the other overwrites, two keys),
- * "lost update" (an rw and an rw or ww edge on one key: one transaction's
- * read missed a write of that key that its own write then overwrote or
- * was overwritten by).  Only the cycle's shape is looked at. */
-const char *ip_cycle_anomaly(const ip_cycle *c);
+/* A cycle's anomaly name ("write skew", "lost update", "G-single", ...)
+ * is validate's: ip_cycle_classic_name and ip_cycle_anomaly_name
+ * (verdict.h). */
 
 /* ---- triage: the distinct bugs of a run (signature.c, triage.c) ---------
  *
  * A bug class is the signature of a prediction's class cycle (below: the
  * shortest dependency cycle through the checker's witness): its anomaly
- * name, then the cycle as a cyclic
+ * name (ip_cycle_anomaly_name at ser, verdict.h), then the cycle as a cyclic
  * sequence of (label of a transaction, edge kind, key family), rotated to
  * the lexicographically smallest start:
  *   "write skew: amalgamate -rw(chk:*)-> write_check -rw(sav:*)-> amalgamate"
@@ -455,9 +452,6 @@ void ip_key_family_free(ip_key_family *kf);
 void ip_key_family_of(const ip_key_family *kf, const char *key, char *buf,
                       size_t n);
 
-/* ip_cycle_anomaly's name, else Adya's: "G0" (ww edges only), "G1c" (no
- * rw edge), "G-single" (one rw edge), "G2-item" (more). */
-const char *ip_cycle_class_anomaly(const ip_cycle *c);
 /* Txn x's label: its procedure, else its shape ("init" for txn 0).
  * malloc'ed; NULL when out of memory. */
 char *ip_txn_label(const ip_trace *t, uint32_t x, const ip_key_family *kf);

@@ -1,7 +1,7 @@
 /*
  * signature.c - what a bug class is (predict.h, "Triage"): key families,
- * the anomaly name of a cycle, the labels of its transactions and the
- * cycle rotated to a canonical start.
+ * the labels of a cycle's transactions and the cycle rotated to a
+ * canonical start, after its anomaly name (verdict.h names it).
  */
 #include "predict.h"
 
@@ -76,36 +76,6 @@ void ip_key_family_of(const ip_key_family *kf, const char *key, char *buf,
     regmatch_t *g = m[1].rm_so >= 0 ? &m[1] : &m[0];
     int len = (int)(g->rm_eo - g->rm_so);
     snprintf(buf, n, "%.*s", len, key + g->rm_so);
-}
-
-const char *ip_cycle_anomaly(const ip_cycle *c)
-{
-    if (!c || c->n_edges != 2)
-        return NULL;
-    const ip_edge *a = &c->edges[0], *b = &c->edges[1];
-    bool rw_a = a->kind == IP_EDGE_RW, rw_b = b->kind == IP_EDGE_RW;
-    if (rw_a && rw_b && a->key != b->key)
-        return "write skew";
-    bool rw_ww = (rw_a || a->kind == IP_EDGE_WW) &&
-                 (rw_b || b->kind == IP_EDGE_WW);
-    if ((rw_a || rw_b) && rw_ww && a->key == b->key)
-        return "lost update";
-    return NULL;
-}
-
-const char *ip_cycle_class_anomaly(const ip_cycle *c)
-{
-    const char *name = ip_cycle_anomaly(c);
-    if (name)
-        return name;
-    uint32_t rw = 0, ww = 0;
-    for (uint32_t i = 0; c && i < c->n_edges; i++) {
-        rw += c->edges[i].kind == IP_EDGE_RW;
-        ww += c->edges[i].kind == IP_EDGE_WW;
-    }
-    if (c && rw == 0 && ww == c->n_edges)
-        return "G0";
-    return rw == 0 ? "G1c" : rw == 1 ? "G-single" : "G2-item";
 }
 
 /* A growing string; `failed` once an allocation failed. */
@@ -267,7 +237,7 @@ static char *signature_of(const ip_trace *h, const ip_cycle *c,
             if (cmp_rotation(st, n, r, best) < 0)
                 best = r;
         sbuf b = {0};
-        sb_printf(&b, "%s: %s", ip_cycle_class_anomaly(c), st[best].node);
+        sb_printf(&b, "%s: %s", ip_cycle_anomaly_name(h, IP_LVL_SER, c), st[best].node);
         for (uint32_t i = 0; i < n; i++)
             sb_printf(&b, " -%s-> %s", st[(best + i) % n].edge,
                       st[(best + i + 1) % n].node);

@@ -1,5 +1,5 @@
 /* json.c - the verdict as a cJSON tree (names, not ids, so that it reads
- * on its own next to the trace). */
+ * on its own next to the trace), with the anomaly names of verdict.h. */
 #include "validate.h"
 #include "json.h"
 
@@ -30,6 +30,8 @@ static cJSON *anomaly_json(const ip_trace *t, const ip_anomaly *a)
     cJSON *o = cJSON_CreateObject();
     bool ok = o &&
               cJSON_AddStringToObject(o, "kind", ip_anomaly_name(a->kind)) &&
+              cJSON_AddStringToObject(o, "anomaly",
+                                      ip_read_anomaly_adya(t, a)) &&
               cJSON_AddStringToObject(o, "txn", ip_txn_name(t, op->txn)) &&
               cJSON_AddStringToObject(o, "key", ip_key_name(t, op->key)) &&
               cJSON_AddNumberToObject(o, "op",
@@ -101,6 +103,8 @@ void *ip_verdict_to_cjson(const ip_trace *t, const ip_verdict *v)
               cJSON_AddNumberToObject(o, "transactions",
                                       ip_committed_count(t)) &&
               cJSON_AddNumberToObject(o, "seconds", v->seconds);
+    const char *name = ip_verdict_anomaly(t, v);
+    ok = ok && (!name || cJSON_AddStringToObject(o, "anomaly", name));
     cJSON *an = ok ? cJSON_AddArrayToObject(o, "anomalies") : NULL;
     ok = an != NULL;
     for (uint32_t i = 0; ok && i < t->n_anomalies; i++)
@@ -119,5 +123,13 @@ void *ip_verdict_to_cjson(const ip_trace *t, const ip_verdict *v)
     for (uint32_t i = 0; ok && i < v->n_cycles; i++)
         ok = ip_cjson_append(cy, cycle_json(t, &v->cycles[i],
                                             v->n_writers > 0));
+    /* parallel to "cycles" (arrays of edges, kept as they were) */
+    cJSON *names = ok && v->n_cycles
+                       ? cJSON_AddArrayToObject(o, "cycle_anomalies")
+                       : NULL;
+    ok = ok && (!v->n_cycles || names);
+    for (uint32_t i = 0; ok && i < v->n_cycles; i++)
+        ok = ip_cjson_append(names, cJSON_CreateString(ip_cycle_anomaly_name(
+                                        t, v->level, &v->cycles[i])));
     return whole(o, ok);
 }

@@ -1,5 +1,6 @@
 /* print.c - the human-readable verdict: one summary line, then each
- * read-consistency anomaly and each witness cycle edge by edge. */
+ * read-consistency anomaly and each witness cycle edge by edge, each
+ * with its anomaly name (verdict.h). */
 #include "validate.h"
 
 static const char *result_word(ip_check_result r)
@@ -21,9 +22,10 @@ static void print_anomaly(const ip_trace *t, const ip_anomaly *a, FILE *out)
     if (ip_op_line(t, a->op))
         fprintf(out, ", line %u", ip_op_line(t, a->op));
     if (a->writer != IP_NONE)
-        fprintf(out, ") from %s\n", ip_txn_name(t, a->writer));
+        fprintf(out, ") from %s", ip_txn_name(t, a->writer));
     else
-        fprintf(out, ") from no write\n");
+        fprintf(out, ") from no write");
+    fprintf(out, " [%s]\n", ip_read_anomaly_adya(t, a));
 }
 
 /* Why the inferred edge t2 -> t1 holds, in the words of the axiom. */
@@ -105,8 +107,8 @@ void ip_verdict_print(const ip_trace *t, const ip_verdict *v, FILE *out)
         uint32_t inferred = 0;
         for (uint32_t j = 0; j < c->n_edges; j++)
             inferred += c->edges[j].kind == IP_EDGE_CO;
-        fprintf(out, "cycle %u (%u edges, %u inferred):\n", i + 1,
-                c->n_edges, inferred);
+        fprintf(out, "cycle %u: %s (%u edges, %u inferred):\n", i + 1,
+                ip_cycle_anomaly_name(t, v->level, c), c->n_edges, inferred);
         for (uint32_t j = 0; j < c->n_edges; j++)
             print_edge(t, v->level, &c->edges[j], v->n_writers > 0, out);
     }

@@ -45,6 +45,25 @@ expect 1 "$BIN" check --level ser --json preds/*.json
 jq -e -s 'all(.exit_status == 1 and .result == "violated")' out > /dev/null ||
     fail "check JSON Lines: $(cat out)"
 
+# --html: one page for the batch, a row per trace (the broken one too), a
+# section per trace that found something; the children's pages are gone.
+# (Under ASan, Graphviz's and fontconfig's own leaks would make a drawing
+# child exit 1 before its report is flushed: suppressed as tests/oom does.)
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")/.." && pwd)/oom/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+mkdir pages
+expect 2 "$BIN" predict --model causal --out p4 --html pages/suite.html suite
+[ "$(sed -n '/class="traces"/,/<\/table>/p' pages/suite.html | grep -c '<tr><td>')" = 4 ] ||
+    fail "batch page: expected 4 rows"
+[ "$(grep -c '<section class="trace"' pages/suite.html)" = 2 ] ||
+    fail "batch page: expected 2 trace sections"
+grep -q 'input error' pages/suite.html || fail "batch page: the broken trace's status"
+[ "$(ls -A pages)" = suite.html ] || fail "batch page: left behind $(ls -A pages)"
+expect 2 "$BIN" predict --model causal --out p5 --html pages/suite.html suite
+contains err "already exists"
+expect 1 "$BIN" check --level ser --json --html pages/check.html preds/*.json suite/voter.json
+grep -q '<td>satisfied</td>' pages/check.html && grep -q '<td>violated</td>' pages/check.html ||
+    fail "check batch page: statuses"
+
 # a directory holding *.log is one (Cobra) history, not a batch
 mkdir cobra && : > cobra/a.log
 expect 2 "$BIN" check --level ser cobra

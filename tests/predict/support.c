@@ -65,8 +65,8 @@ static bool checks_hold(const ip_trace *h, ip_level model)
               ip_cycle_is_valid(h, IP_LVL_SER, &vs.cycles[0], NULL);
     /* si never admits a lost update */
     ok = ok && !(model == IP_LVL_SI &&
-                 ip_cycle_anomaly(&vs.cycles[0]) != NULL &&
-                 !strcmp(ip_cycle_anomaly(&vs.cycles[0]), "lost update"));
+                 ip_cycle_classic_name(&vs.cycles[0]) != NULL &&
+                 !strcmp(ip_cycle_classic_name(&vs.cycles[0]), "lost update"));
     if (!ok)
         fprintf(stderr, "\n  recheck: %s gives %d, ser gives %d (%u cycles)"
                 " %s\n", ip_level_name(rm == IP_CHECK_OK ? model : lv - 1),

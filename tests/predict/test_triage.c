@@ -185,17 +185,17 @@ static void test_anomaly_names(void)
                       edge(3, 1, IP_EDGE_WR, 2)};
     ip_edge skew[2] = {edge(1, 2, IP_EDGE_RW, 0), edge(2, 1, IP_EDGE_RW, 1)};
     ip_cycle c0 = {ww, 2}, c1 = {wr, 3}, c2 = {rw2, 3}, c3 = {skew, 2};
-    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c0), "G0");
-    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c1), "G1c");
-    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c2), "G2-item");
-    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c3), "write skew");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_anomaly_name(NULL, IP_LVL_SER, &c0), "G0");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_anomaly_name(NULL, IP_LVL_SER, &c1), "G1c");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_anomaly_name(NULL, IP_LVL_SER, &c2), "G2-item");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_anomaly_name(NULL, IP_LVL_SER, &c3), "write skew");
     rw2[1].kind = IP_EDGE_WR;
-    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c2), "G-single");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_anomaly_name(NULL, IP_LVL_SER, &c2), "G-single");
     ip_edge lost[2] = {edge(1, 2, IP_EDGE_RW, 0), edge(2, 1, IP_EDGE_WW, 0)};
     ip_cycle c4 = {lost, 2};
-    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c4), "lost update");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_anomaly_name(NULL, IP_LVL_SER, &c4), "lost update");
     lost[1].key = 1;             /* another key: not a lost update */
-    CU_ASSERT_STRING_EQUAL(ip_cycle_class_anomaly(&c4), "G-single");
+    CU_ASSERT_STRING_EQUAL(ip_cycle_anomaly_name(NULL, IP_LVL_SER, &c4), "G-single");
 }
 
 /* ---- the triage search against brute force ------------------------------ */

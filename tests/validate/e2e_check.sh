@@ -16,6 +16,7 @@ check 1 --level cc --format awdit-test "$aw/read-atomic/test-ra.txt"
 matches "$tmp/out" "violates causal"
 matches "$tmp/out" "cycle 1"
 matches "$tmp/out" "\-co("
+matches "$tmp/out" "cycle 1: monotonic-reads violation"
 check 0 --level read-atomic --format awdit-test "$aw/read-atomic/test-ra.txt"
 check 1 --level ra --format awdit-test "$aw/read-committed/non-repeatable-read.txt"
 check 0 --level rc --format awdit-test "$aw/read-committed/non-repeatable-read.txt"
@@ -24,6 +25,12 @@ matches "$tmp/out" "\-wr("
 check 1 --level causal --json --format awdit-test "$aw/read-atomic/test-ra.txt"
 matches "$tmp/out" '"result":[[:space:]]*"violated"'
 matches "$tmp/out" '"cycles"'
+matches "$tmp/out" '"anomaly":[[:space:]]*"monotonic-reads violation"'
+matches "$tmp/out" '"cycle_anomalies":'
+check 1 --level ser --json --format awdit-test "$aw/causal/lost-update.txt"
+matches "$tmp/out" '"anomaly":[[:space:]]*"lost update"'
+check 1 --level ra --format awdit-test "$aw/read-committed/non-repeatable-read.txt"
+matches "$tmp/out" "non-repeatable read"
 check 0 --level rc --json --format awdit-test "$aw/causal/fully-ser.txt"
 matches "$tmp/out" '"order"'
 check 0 --help
@@ -36,9 +43,10 @@ cat >"$tmp/thin.json" <<'J'
  {"id": "b", "transactions": [{"id": "t2", "ops": [{"op": "read", "key": "x", "value": 7}]}]}]}
 J
 check 1 --level rc "$tmp/thin.json"
-matches "$tmp/out" "thin-air read: t2 reads x"
+matches "$tmp/out" "thin-air read: t2 reads x .*\[garbage read\]"
 check 1 --level causal --json "$tmp/thin.json"
 matches "$tmp/out" '"kind":[[:space:]]*"thin-air read"'
+matches "$tmp/out" '"anomaly":[[:space:]]*"garbage read"'
 
 # usage errors
 check 2 "$aw/causal/lost-update.txt"

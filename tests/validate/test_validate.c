@@ -5,6 +5,7 @@ void tv_add_history_tests(CU_pSuite s);
 void tv_add_random_tests(CU_pSuite s);
 void tv_add_corpus_tests(CU_pSuite s);
 void tv_add_pco_tests(CU_pSuite s);
+void tv_add_anomaly_tests(CU_pSuite s);
 
 int main(int argc, char **argv)
 {
@@ -16,6 +17,7 @@ int main(int argc, char **argv)
         {"random", tv_add_random_tests},
         {"corpus", tv_add_corpus_tests},
         {"pco", tv_add_pco_tests},
+        {"anomaly", tv_add_anomaly_tests},
     };
     for (unsigned i = 0; i < sizeof suites / sizeof *suites; i++)
         if (!only || !__builtin_strcmp(only, suites[i].name))

@@ -40,8 +40,8 @@ static bool choose_full(drawing *w)
     w->full = calloc(t->n_txns + 1, 1);
     if (!w->full)
         return false;
-    bool all = ip_committed_count(t) <= IP_DRAW_FULL;
-    for (uint32_t x = 0; x < t->n_txns; x++)
+    bool all = ip_committed_count(t) <= IP_DRAW_FULL && !d->edges_only;
+    for (uint32_t x = 0; !d->edges_only && x < t->n_txns; x++)
         w->full[x] = x == IP_INIT_TXN ||
                      (ip_committed(t, x) &&
                       (all || (d->keep && d->keep[x])));
@@ -50,6 +50,78 @@ static bool choose_full(drawing *w)
         w->full[d->edges[i].to] = 1;
     }
     return true;
+}
+
+/* s for a Graphviz HTML label: XML-escaped, cut after IP_DRAW_TEXT bytes
+ * (at a character boundary) with an ellipsis. */
+static void html_text(FILE *f, const char *s)
+{
+    size_t n = strlen(s), cut = n;
+    if (n > IP_DRAW_TEXT) {
+        cut = IP_DRAW_TEXT;
+        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+            cut--;            /* not inside a UTF-8 sequence */
+    }
+    for (size_t i = 0; i < cut; i++)
+        switch (s[i]) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(s[i], f);
+        }
+    if (cut < n)
+        fputs("&#8230;", f);
+}
+
+/* One op as a row: "r key \u2190 writer" or "w key = value". */
+static void op_row(FILE *f, const ip_trace *t, uint32_t i)
+{
+    const ip_op *op = &t->ops[i];
+    fputs("<TR><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"8\">", f);
+    fputs(op->kind == IP_READ ? "r " : "w ", f);
+    html_text(f, ip_key_name(t, op->key));
+    if (op->kind == IP_READ) {
+        fputs(" &#8592; ", f);
+        html_text(f, op->from == IP_NONE ? "?"
+                     : op->from == op->txn ? "itself"
+                                           : ip_txn_name(t, op->from));
+    } else if (op->value != IP_NONE) {
+        fputs(" = ", f);
+        html_text(f, ip_str(t, op->value));
+    }
+    fputs("</FONT></TD></TR>", f);
+}
+
+/* Txn x's box label: its name over its first IP_DRAW_OPS operations and
+ * "+N more".  A Graphviz HTML string of g; NULL when out of memory. */
+static char *txn_label(Agraph_t *g, const ip_trace *t, uint32_t x)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    const ip_txn *tx = &t->txns[x];
+    fputs("<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" "
+          "CELLPADDING=\"1\"><TR><TD><B>", f);
+    html_text(f, ip_txn_name(t, x));
+    fputs("</B></TD></TR>", f);
+    uint32_t shown = tx->op_count < IP_DRAW_OPS ? tx->op_count : IP_DRAW_OPS;
+    for (uint32_t i = 0; i < shown; i++)
+        op_row(f, t, tx->op_first + i);
+    if (tx->op_count > shown)
+        fprintf(f, "<TR><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"8\"><I>+%u "
+                "more</I></FONT></TD></TR>", tx->op_count - shown);
+    fputs("</TABLE>", f);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok) {
+        free(text);
+        return NULL;
+    }
+    char *html = agstrdup_html(g, text);
+    free(text);
+    return html;
 }
 
 static Agnode_t *txn_node(drawing *w, Agraph_t *lane, uint32_t x)
@@ -61,9 +133,16 @@ static Agnode_t *txn_node(drawing *w, Agraph_t *lane, uint32_t x)
     if (!n)
         return NULL;
     GV_SET(n, "id", id);
-    GV_SET(n, "label", ip_txn_name(d->t, x));
-    if (x == IP_INIT_TXN)
+    if (x == IP_INIT_TXN) {
+        GV_SET(n, "label", ip_txn_name(d->t, x));
         GV_SET(n, "shape", "ellipse");
+    } else {
+        char *label = txn_label(w->g, d->t, x);
+        if (!label)
+            return NULL;
+        GV_SET(n, "label", label);   /* takes its own reference */
+        agstrfree(w->g, label);
+    }
     if (d->dropped && d->dropped[x]) {
         GV_SET(n, "style", "dashed");
         GV_SET(n, "color", "grey55");
@@ -72,67 +151,106 @@ static Agnode_t *txn_node(drawing *w, Agraph_t *lane, uint32_t x)
     return n;
 }
 
-/* One lane per session: boxes in session order, folds for the rest. */
-static bool draw_lanes(drawing *w)
+/* The session's name heads its lane as a node of its own, not as the
+ * lane's label: a label over the lane sits where edges between lanes come
+ * in, under their labels. */
+static Agnode_t *lane_head(drawing *w, Agraph_t *lane, uint32_t s)
+{
+    char id[64], label[300];
+    node_id(w->d, "session", s, id, sizeof id);
+    snprintf(label, sizeof label, "session %s",
+             ip_session_name(w->d->t, s));
+    Agnode_t *n = agnode(lane, id, 1);
+    if (!n)
+        return NULL;
+    GV_SET(n, "id", id);
+    GV_SET(n, "label", label);
+    GV_SET(n, "shape", "plaintext");
+    GV_SET(n, "fontsize", "11");
+    GV_SET(n, "fontcolor", "grey30");
+    return n;
+}
+
+/* A new fold box starting at txn x. */
+static Agnode_t *fold_node(drawing *w, Agraph_t *lane, uint32_t x)
+{
+    char id[64];
+    node_id(w->d, "fold", x, id, sizeof id);
+    Agnode_t *n = agnode(lane, id, 1);
+    if (n) {
+        GV_SET(n, "id", id);
+        GV_SET(n, "shape", "note");
+        GV_SET(n, "color", "grey60");
+        GV_SET(n, "fontcolor", "grey40");
+    }
+    return n;
+}
+
+/* Session s's lane: its name, then boxes in session order, folds for the
+ * rest, joined by grey lines. */
+static bool draw_lane(drawing *w, uint32_t s)
 {
     const ip_trace *t = w->d->t;
-    for (uint32_t s = 0; s < t->n_sessions; s++) {
-        char name[64], label[300];
-        snprintf(name, sizeof name, "cluster_s%u", s);
-        snprintf(label, sizeof label, "session %s", ip_session_name(t, s));
-        Agraph_t *lane = agsubg(w->g, name, 1);
-        if (!lane)
+    char name[64];
+    snprintf(name, sizeof name, "cluster_s%u", s);
+    Agraph_t *lane = agsubg(w->g, name, 1);
+    Agnode_t *head = lane ? lane_head(w, lane, s) : NULL;
+    if (!head)
+        return false;
+    GV_SET(lane, "style", "rounded");
+    GV_SET(lane, "color", "grey50");
+    Agnode_t *prev = head, *fold = NULL;
+    uint32_t folded = 0;
+    const ip_session *se = &t->sessions[s];
+    for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count; x++) {
+        if (!ip_committed(t, x) || (w->d->edges_only && !w->full[x]))
+            continue;         /* edges_only: the edges' ends, no folds */
+        Agnode_t *n = w->full[x] ? txn_node(w, lane, x)
+                      : fold     ? fold
+                                 : fold_node(w, lane, x);
+        if (!n)
             return false;
-        GV_SET(lane, "label", label);
-        GV_SET(lane, "labeljust", "l");
-        GV_SET(lane, "fontsize", "11");
-        GV_SET(lane, "style", "rounded");
-        GV_SET(lane, "color", "grey50");
-        Agnode_t *prev = NULL, *fold = NULL;
-        uint32_t folded = 0;
-        const ip_session *se = &t->sessions[s];
-        for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count;
-             x++) {
-            if (!ip_committed(t, x))
-                continue;
-            Agnode_t *n;
-            if (w->full[x]) {
-                n = txn_node(w, lane, x);
-                fold = NULL;
-            } else if (fold) {
-                n = fold;
-            } else {
-                char id[64];
-                node_id(w->d, "fold", x, id, sizeof id);
-                n = fold = agnode(lane, id, 1);
-                if (n) {
-                    GV_SET(n, "id", id);
-                    GV_SET(n, "shape", "note");
-                    GV_SET(n, "color", "grey60");
-                    GV_SET(n, "fontcolor", "grey40");
-                }
-                folded = 0;
-            }
-            if (!n)
-                return false;
-            if (n == fold) {
-                char label[64];
-                folded++;
-                snprintf(label, sizeof label, "%u transaction%s", folded,
-                         folded == 1 ? "" : "s");
-                GV_SET(n, "label", label);
-            }
-            w->node[x] = n;
-            if (prev && prev != n) {
-                Agedge_t *e = agedge(w->g, prev, n, NULL, 1);
-                if (!e)
-                    return false;
-                GV_SET(e, "color", "grey70");
-                GV_SET(e, "arrowhead", "none");
-            }
-            prev = n;
+        if (w->full[x]) {
+            fold = NULL;
+        } else {
+            folded = n == fold ? folded + 1 : 1;
+            fold = n;
+            char label[64];
+            snprintf(label, sizeof label, "%u transaction%s", folded,
+                     folded == 1 ? "" : "s");
+            GV_SET(n, "label", label);
         }
+        w->node[x] = n;
+        if (prev != n) {
+            Agedge_t *e = agedge(w->g, prev, n, NULL, 1);
+            if (!e)
+                return false;
+            GV_SET(e, "color", "grey70");
+            GV_SET(e, "arrowhead", "none");
+            if (prev == head)     /* the name stands before the lane */
+                GV_SET(e, "style", "invis");
+        }
+        prev = n;
     }
+    return true;
+}
+
+/* Has session s a box (edges_only: a lane only for the edges' ends)? */
+static bool lane_drawn(const drawing *w, uint32_t s)
+{
+    const ip_session *se = &w->d->t->sessions[s];
+    for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count; x++)
+        if (w->full[x])
+            return true;
+    return false;
+}
+
+/* One lane per session. */
+static bool draw_lanes(drawing *w)
+{
+    for (uint32_t s = 0; s < w->d->t->n_sessions; s++)
+        if ((!w->d->edges_only || lane_drawn(w, s)) && !draw_lane(w, s))
+            return false;
     return true;
 }
 
@@ -193,7 +311,8 @@ static bool draw_highlights(drawing *w)
         if (h->id)
             GV_SET(e, "id", h->id);
         /* xlabel, not label: dot 2.43 frees the label node of an edge
-         * within one rank twice (gvFreeLayout) */
+         * within one rank twice (gvFreeLayout), and which edges end up
+         * within one rank is known only after the layout */
         if (h->label)
             GV_SET(e, "xlabel", h->label);
         GV_SET(e, "color", h->color ? h->color : "black");
@@ -267,15 +386,33 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
     bool ok = w.node && w.g && choose_full(&w);
     if (ok) {
         agattr(w.g, AGRAPH, (char *)"rankdir", (char *)"LR");
+        agattr(w.g, AGRAPH, (char *)"nodesep", (char *)"0.5");
+        agattr(w.g, AGRAPH, (char *)"ranksep", (char *)"0.7");
         agattr(w.g, AGRAPH, (char *)"fontname", (char *)"Helvetica");
-        agattr(w.g, AGNODE, (char *)"shape", (char *)"box");
-        agattr(w.g, AGNODE, (char *)"fontname", (char *)"Helvetica");
-        agattr(w.g, AGNODE, (char *)"fontsize", (char *)"10");
-        agattr(w.g, AGEDGE, (char *)"fontname", (char *)"Helvetica");
-        agattr(w.g, AGEDGE, (char *)"fontsize", (char *)"9");
-        Agnode_t *init = agnode(w.g, (char *)"init", 1);
-        ok = init != NULL;
-        if (ok) {
+        static const char *const node_attrs[][2] = {   /* name order too */
+            {"color", ""}, {"fontcolor", ""}, {"fontname", "Helvetica"},
+            {"fontsize", "10"}, {"id", ""}, {"label", "\\N"},
+            {"shape", "box"}, {"style", ""}};
+        for (size_t i = 0; i < sizeof node_attrs / sizeof *node_attrs; i++)
+            agattr(w.g, AGNODE, (char *)node_attrs[i][0],
+                   (char *)node_attrs[i][1]);
+        /* every edge attribute before any edge, in the order of their
+         * names: dot 2.43 lays out an edge with ports between neighbours
+         * in a graph of its own, declares the attributes there in name
+         * order and reads some by their position in this graph, so any
+         * other order mixes them up ("Arrow type ... unknown") */
+        static const char *const edge_attrs[][2] = {
+            {"arrowhead", ""}, {"color", ""}, {"constraint", ""},
+            {"fontcolor", ""}, {"fontname", "Helvetica"}, {"fontsize", "9"},
+            {"headport", ""}, {"id", ""}, {"label", ""}, {"penwidth", ""},
+            {"style", ""}, {"tailport", ""}, {"xlabel", ""}};
+        for (size_t i = 0; i < sizeof edge_attrs / sizeof *edge_attrs; i++)
+            agattr(w.g, AGEDGE, (char *)edge_attrs[i][0],
+                   (char *)edge_attrs[i][1]);
+        Agnode_t *init = d->edges_only && !w.full[IP_INIT_TXN]
+                             ? NULL : agnode(w.g, (char *)"init", 1);
+        ok = init != NULL || (d->edges_only && !w.full[IP_INIT_TXN]);
+        if (init) {
             char id[64];
             node_id(d, "t", IP_INIT_TXN, id, sizeof id);
             GV_SET(init, "id", id);
@@ -284,7 +421,8 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
             w.node[IP_INIT_TXN] = init;
         }
     }
-    ok = ok && draw_lanes(&w) && draw_wr(&w) && draw_highlights(&w);
+    ok = ok && draw_lanes(&w) && (d->edges_only || draw_wr(&w)) &&
+         draw_highlights(&w);
     char *svg = ok ? render(dr->gvc, &w) : NULL;
     if (w.g)
         agclose(w.g);

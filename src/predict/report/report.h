@@ -31,8 +31,16 @@ void *ip_search_to_cjson(const ip_search_info *s);
 /* Back from that object (a report of another process: triage --merge);
  * skipped borrows its string.  False when it is not one. */
 bool ip_search_from_cjson(const void *j, ip_search_info *s);
-/* One line: "search: exhaustive, complete" or "search: bounded ...". */
-void ip_search_print(const ip_search_info *s, FILE *out);
+/* What the search covered, in words, into buf (cut to n bytes):
+ * "exhaustive, complete", "exhaustive, stopped at the prediction limit
+ * (--max-predictions N)" when `limit` (N) predictions were asked for and
+ * found ("exhaustive" when limit is 0: triage wants every class), "not
+ * complete: windows of ...", with what stopped the run.  The one wording
+ * of the text and HTML reports. */
+void ip_search_describe(const ip_search_info *s, uint32_t limit, char *buf,
+                        size_t n);
+/* One line: "search: " and ip_search_describe's words. */
+void ip_search_print(const ip_search_info *s, uint32_t limit, FILE *out);
 
 /* ---- a prediction as a file, in words, as DOT (report_json.c, report_text.c) */
 
@@ -63,14 +71,17 @@ bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
 /* ---- pictures and the HTML report (draw.c, report_html.c) ---------------- */
 
 /* A history as SVG (Graphviz, in-process): sessions as lanes of boxes in
- * session order, wr edges, and the highlighted edges.  Histories of more
+ * session order, each box a transaction's name over its first IP_DRAW_OPS
+ * operations ("r key <- writer", "w key = value", texts cut after
+ * IP_DRAW_TEXT bytes) and "+N more", wr edges, and the highlighted edges
+ * labelled beside them.  Histories of more
  * than IP_DRAW_FULL committed transactions keep as boxes only txn 0, the
  * highlighted edges' ends and those marked in `keep`; each run of others
  * in a session is one "N transactions" box.  SVG ids: PREFIX-tN for
  * transaction N, PREFIX-foldN for a fold starting at N, the edge's own id
  * for a highlighted edge.  Returns a
  * malloc'ed "<svg ...>...</svg>" string, or NULL with err set. */
-enum { IP_DRAW_FULL = 50 };
+enum { IP_DRAW_FULL = 50, IP_DRAW_OPS = 6, IP_DRAW_TEXT = 24 };
 
 /* One Graphviz context, for all the drawings of a process: Graphviz
  * 2.43's text layout keeps a pointer into a context's font cache after
@@ -93,6 +104,8 @@ typedef struct ip_draw {
     const uint8_t *keep;      /* per txn: a box even when folding; NULL */
     const uint8_t *dropped;   /* per txn: drawn dashed grey; NULL */
     const char *id_prefix;    /* NULL: "h" */
+    bool edges_only;          /* draw only the edges' ends (in their
+                                 lanes), no folds and no other wr edges */
 } ip_draw;
 char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err);
 
@@ -124,5 +137,24 @@ bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
  * with its instance count when the object has "instances" (triage). */
 bool ip_html_class(ip_html *page, const char *signature, uint32_t n);
 bool ip_html_end(ip_html *page);
+
+/* The page of a batch (several traces, one process each): a table of the
+ * traces, sortable by a click on a column header (a few lines of inline
+ * script), each trace that found something linked to its section below,
+ * which holds the body of the page its own process wrote (`page`, a whole
+ * HTML document as ip_html_* write them; NULL: no section).  `rows`
+ * are the batch's settings as in ip_html_begin.  Self-contained; every
+ * string is escaped except the embedded pages, which are ours.  False on
+ * a stream error. */
+typedef struct ip_html_trace {
+    const char *trace;        /* as given */
+    int exit_status;
+    const char *status;       /* "violated", "found", "input error", ... */
+    double seconds;           /* < 0: unknown */
+    const char *result;       /* predictions or anomaly, in words */
+    const char *page;         /* the trace's own page, or NULL */
+} ip_html_trace;
+bool ip_html_batch(FILE *out, const char *title, const char *const *rows,
+                   const ip_html_trace *traces, uint32_t n);
 
 #endif

@@ -27,6 +27,7 @@ static const char STYLE[] =
 struct ip_html {
     FILE *out;
     ip_drawer *drawer;
+    bool legend;              /* the predictions' legend was written */
 };
 
 static void esc(FILE *out, const char *s)
@@ -56,6 +57,28 @@ static uint32_t txn_by_name(const ip_trace *t, const char *name)
     return IP_NONE;
 }
 
+/* The head (STYLE and `style`), the title and a section `id` with the
+ * settings table (rows: key, value, ..., NULL). */
+static void page_top(FILE *out, const char *title, const char *style,
+                     const char *id, const char *const *rows)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<title>", out);
+    esc(out, title);
+    fprintf(out, "</title><style>%s%s</style></head>\n<body>\n<h1>", STYLE,
+            style);
+    esc(out, title);
+    fprintf(out, "</h1>\n<section id=\"%s\"><table>\n", id);
+    for (const char *const *r = rows; r && r[0] && r[1]; r += 2) {
+        fputs("<tr><th>", out);
+        esc(out, r[0]);
+        fputs("</th><td>", out);
+        esc(out, r[1]);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n</section>\n", out);
+}
+
 ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
                        ip_error *err)
 {
@@ -66,24 +89,7 @@ ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
         return NULL;
     }
     page->out = out;
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-          "<title>", out);
-    esc(out, title);
-    fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>", STYLE);
-    esc(out, title);
-    fputs("</h1>\n<section id=\"run\"><table>\n", out);
-    for (const char *const *r = rows; r && r[0] && r[1]; r += 2) {
-        fputs("<tr><th>", out);
-        esc(out, r[0]);
-        fputs("</th><td>", out);
-        esc(out, r[1]);
-        fputs("</td></tr>\n", out);
-    }
-    fputs("</table>\n<p class=\"legend\"><span class=\"changed\">&#9632; "
-          "predicted read (changed)</span><span class=\"was\">&#9632; the "
-          "write it read in the observed run</span><span class=\"cycle\">"
-          "&#9632; unserializability cycle</span><span>dashed box: dropped "
-          "by the boundary</span></p></section>\n", out);
+    page_top(out, title, "", "run", rows);
     return page;
 }
 
@@ -291,6 +297,13 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
     const cJSON *info = info_v;
     const cJSON *cy = cJSON_GetObjectItemCaseSensitive(info, "cycle");
     const char *model = str(info, "model"), *anomaly = str(info, "anomaly");
+    if (!page->legend)
+        fputs("<p class=\"legend\"><span class=\"changed\">&#9632; "
+              "predicted read (changed)</span><span class=\"was\">&#9632; "
+              "the write it read in the observed run</span><span "
+              "class=\"cycle\">&#9632; unserializability cycle</span><span>"
+              "dashed box: dropped by the boundary</span></p>\n", out);
+    page->legend = true;
     fprintf(out, "<section class=\"prediction\" id=\"prediction-%u\" "
             "data-changed-reads=\"%d\" data-cycle-edges=\"%d\" "
             "data-boxes=\"%u\">\n<h2>Prediction %u", index,
@@ -399,56 +412,201 @@ bool ip_html_class(ip_html *page, const char *signature, uint32_t n)
     return !ferror(page->out);
 }
 
+/* The read-consistency anomalies of t, by their names. */
+static void read_anomaly_table(FILE *out, const ip_trace *t)
+{
+    fputs("<table class=\"read-anomalies\"><tr><th>anomaly</th><th>what"
+          "</th><th>transaction</th><th>op</th><th>key</th><th>read from"
+          "</th></tr>\n", out);
+    for (uint32_t i = 0; i < t->n_anomalies; i++) {
+        const ip_anomaly *a = &t->anomalies[i];
+        const ip_op *op = &t->ops[a->op];
+        fputs("<tr><td class=\"cycle\">", out);
+        esc(out, ip_read_anomaly_adya(t, a));
+        fputs("</td><td>", out);
+        esc(out, ip_anomaly_name(a->kind));
+        fputs("</td><td>", out);
+        esc(out, ip_txn_name(t, op->txn));
+        fprintf(out, "</td><td>%u</td><td>", a->op - t->txns[op->txn].op_first);
+        esc(out, ip_key_name(t, op->key));
+        fputs("</td><td>", out);
+        esc(out, a->writer != IP_NONE ? ip_txn_name(t, a->writer)
+                                      : "no write");
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+/* The witness cycle as a table and as highlighted edges e (labels and
+ * ids in text, 64 bytes each). */
+static void cycle_table(FILE *out, const ip_trace *t, const ip_cycle *c,
+                        ip_draw_edge *e, char (*text)[2][64])
+{
+    fputs("<table class=\"cycle-edges\"><tr><th>from</th><th>edge</th>"
+          "<th>to</th></tr>\n", out);
+    for (uint32_t i = 0; i < c->n_edges; i++) {
+        const ip_edge *x = &c->edges[i];
+        edge_label(ip_edge_kind_name(x->kind),
+                   x->key == IP_NONE ? NULL : ip_key_name(t, x->key),
+                   text[i][0], 64);
+        snprintf(text[i][1], 64, "v-cycle-%u", i);
+        e[i] = (ip_draw_edge){.from = x->from, .to = x->to,
+                              .label = text[i][0], .color = "#cc0000",
+                              .id = text[i][1],
+                              .dashed = x->kind == IP_EDGE_RW, .loose = true};
+        fputs("<tr><td>", out);
+        esc(out, ip_txn_name(t, x->from));
+        fputs("</td><td class=\"cycle\">", out);
+        esc(out, text[i][0]);
+        if (x->via != IP_NONE && x->kind == IP_EDGE_CO) {
+            fputs(" (read by ", out);
+            esc(out, ip_txn_name(t, x->via));
+            fputc(')', out);
+        }
+        fputs("</td><td>", out);
+        esc(out, ip_txn_name(t, x->to));
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
 bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
                        ip_error *err)
 {
     FILE *out = page->out;
     const ip_cycle *c = v->n_cycles ? &v->cycles[0] : NULL;
     uint32_t n = c ? c->n_edges : 0;
+    const char *name = ip_verdict_anomaly(t, v);
     fprintf(out, "<section class=\"violation\" id=\"violation\" "
-            "data-cycle-edges=\"%u\" data-boxes=\"%u\">\n<h2>Violates ",
-            n, boxes(t));
+            "data-cycle-edges=\"%u\" data-boxes=\"%u\" "
+            "data-read-anomalies=\"%u\">\n<h2>Violates ", n, boxes(t),
+            t->n_anomalies);
     esc(out, ip_level_name(v->level));
-    fprintf(out, "</h2>\n<p>%u transactions; %u cycle%s reported, the first "
-            "drawn.</p>\n", ip_committed_count(t), v->n_cycles,
-            v->n_cycles == 1 ? "" : "s");
+    if (name) {
+        fputs(": <span class=\"anomaly\">", out);
+        esc(out, name);
+        fputs("</span>", out);
+    }
+    fputs("</h2>\n", out);
+    if (t->n_anomalies) {
+        fprintf(out, "<p>%u read%s that no execution explains; every level "
+                "is violated.</p>\n", t->n_anomalies,
+                t->n_anomalies == 1 ? "" : "s");
+        read_anomaly_table(out, t);
+    }
     ip_draw_edge *e = calloc(n + 1, sizeof *e);
     char (*text)[2][64] = calloc(n + 1, sizeof *text);
     bool ok = e && text;
     if (ok && c) {
-        fputs("<table class=\"cycle-edges\"><tr><th>from</th><th>edge</th>"
-              "<th>to</th></tr>\n", out);
-        for (uint32_t i = 0; i < n; i++) {
-            const ip_edge *x = &c->edges[i];
-            edge_label(ip_edge_kind_name(x->kind),
-                       x->key == IP_NONE ? NULL : ip_key_name(t, x->key),
-                       text[i][0], 64);
-            snprintf(text[i][1], 64, "v-cycle-%u", i);
-            e[i] = (ip_draw_edge){.from = x->from, .to = x->to,
-                                  .label = text[i][0], .color = "#cc0000",
-                                  .id = text[i][1],
-                                  .dashed = x->kind == IP_EDGE_RW,
-                                  .loose = true};
-            fputs("<tr><td>", out);
-            esc(out, ip_txn_name(t, x->from));
-            fputs("</td><td class=\"cycle\">", out);
-            esc(out, text[i][0]);
-            fputs("</td><td>", out);
-            esc(out, ip_txn_name(t, x->to));
-            fputs("</td></tr>\n", out);
-        }
-        fputs("</table>\n", out);
+        fprintf(out, "<p>%u cycle%s reported, the first drawn: <span "
+                "class=\"cycle\">", v->n_cycles, v->n_cycles == 1 ? "" : "s");
+        esc(out, ip_cycle_anomaly_name(t, v->level, c));
+        fputs("</span>.  Red edges are the cycle (dashed: an "
+              "anti-dependency, rw), grey ones the other reads; each box "
+              "lists its transaction's first operations "
+              "(<code>r key &#8592; writer</code>, <code>w key = value"
+              "</code>).</p>\n", out);
+        cycle_table(out, t, c, e, text);
     }
-    if (ok) {
+    ip_draw_edge *tight = ok ? calloc(n + 1, sizeof *tight) : NULL;
+    ok = ok && tight;
+    if (ok && c) {
+        /* the cycle alone, laid out along its edges */
+        for (uint32_t i = 0; i < n; i++) {
+            tight[i] = e[i];
+            tight[i].loose = false;
+            tight[i].id = NULL;
+        }
         fputs("<div class=\"drawings\">\n", out);
-        ip_draw d = {.t = t, .edges = e, .n_edges = n, .id_prefix = "v"};
-        ok = figure(page, "The history and its witness cycle", &d, err);
+        ip_draw d = {.t = t, .edges = tight, .n_edges = n,
+                     .id_prefix = "vc", .edges_only = true};
+        ok = figure(page, "The cycle", &d, err);
         fputs("</div>\n", out);
     }
+    if (ok && (c || !t->n_anomalies)) {
+        fputs("<div class=\"drawings\">\n", out);
+        ip_draw d = {.t = t, .edges = e, .n_edges = n, .id_prefix = "v"};
+        ok = figure(page, "The whole history, the cycle in red", &d, err);
+        fputs("</div>\n", out);
+    }
+    free(tight);
     fputs("</section>\n", out);
     free(e);
     free(text);
     if (!ok && !err->msg[0])
         ip_oom(err, "html: out of memory");
     return ok && !ferror(out);
+}
+
+/* ---- the batch page ---------------------------------------------------- */
+
+/* Click a header: sort the rows by that column (numbers by data-v), again
+ * to reverse.  A page opened at #sort-N comes sorted by column N (links to
+ * a sorted view; the tests use it, a headless browser cannot click). */
+static const char SORT_SCRIPT[] =
+    "var ths=document.querySelectorAll('table.traces th');"
+    "ths.forEach(function(th,i){"
+    "th.addEventListener('click',function(){"
+    "var tb=th.closest('table').tBodies[0],rows=Array.from(tb.rows),"
+    "up=th.dataset.dir!=='asc';th.dataset.dir=up?'asc':'desc';"
+    "rows.sort(function(a,b){var x=a.cells[i],y=b.cells[i],"
+    "p=x.dataset.v,q=y.dataset.v,c=p!==undefined?p-q:"
+    "x.textContent.localeCompare(y.textContent);return up?c:-c;});"
+    "rows.forEach(function(r){tb.appendChild(r);});});});"
+    "var m=location.hash.match(/^#sort-([0-9]+)$/);"
+    "if(m&&ths[m[1]])ths[m[1]].click();";
+
+/* The body of a whole page (between <body> and </body>), written out. */
+static void embed_body(FILE *out, const char *page)
+{
+    const char *b = strstr(page, "<body>");
+    const char *e = b ? strstr(b, "</body>") : NULL;
+    if (!b || !e) {
+        fputs("<p>(its report could not be read)</p>\n", out);
+        return;
+    }
+    b += strlen("<body>");
+    fwrite(b, 1, (size_t)(e - b), out);
+}
+
+bool ip_html_batch(FILE *out, const char *title, const char *const *rows,
+                   const ip_html_trace *traces, uint32_t n)
+{
+    page_top(out, title, "table.traces th{cursor:pointer}"
+             "table.traces th:after{content:' \\2195';color:#999}"
+             "section.trace{border-top:3px solid #888;margin-top:3em}",
+             "batch", rows);
+    fputs("<table class=\"traces\"><thead><tr>"
+          "<th>trace</th><th>status</th><th>exit</th><th>time (s)</th>"
+          "<th>result</th></tr></thead><tbody>\n", out);
+    for (uint32_t i = 0; i < n; i++) {
+        const ip_html_trace *t = &traces[i];
+        fputs("<tr><td>", out);
+        if (t->page)
+            fprintf(out, "<a href=\"#trace-%u\">", i + 1);
+        esc(out, t->trace);
+        fputs(t->page ? "</a></td><td>" : "</td><td>", out);
+        esc(out, t->status);
+        fprintf(out, "</td><td data-v=\"%d\">%d</td>", t->exit_status,
+                t->exit_status);
+        if (t->seconds >= 0)
+            fprintf(out, "<td data-v=\"%.6f\">%.2f</td>", t->seconds,
+                    t->seconds);
+        else
+            fputs("<td data-v=\"-1\">-</td>", out);
+        fputs("<td>", out);
+        esc(out, t->result);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!traces[i].page)
+            continue;
+        fprintf(out, "<section class=\"trace\" id=\"trace-%u\">\n", i + 1);
+        embed_body(out, traces[i].page);
+        fputs("<p><a href=\"#batch\">back to the table</a></p></section>\n",
+              out);
+    }
+    fprintf(out, "<script>%s</script>\n</body></html>\n", SORT_SCRIPT);
+    return !ferror(out);
 }

@@ -104,7 +104,7 @@ static bool add_lists(cJSON *o, const ip_trace *obs, const ip_prediction *p,
         for (uint32_t i = 0; i < c->n_edges; i++)
             if (!ip_cjson_append(cy, edge_json(h, &c->edges[i])))
                 return false;
-        const char *name = ip_cycle_anomaly(c);
+        const char *name = ip_cycle_classic_name(c);
         if (name && !cJSON_AddStringToObject(o, "anomaly", name))
             return false;
     }

@@ -4,6 +4,7 @@
 #include "predict.h"
 
 #include <cjson/cJSON.h>
+#include <stdarg.h>
 #include <string.h>
 
 static bool exhaustive_round(const ip_search_round *r)
@@ -65,38 +66,70 @@ void *ip_search_to_cjson(const ip_search_info *s)
     return NULL;
 }
 
-/* "search: complete" (the exhaustive search ran to the end: no more
- * predictions exist), "search: exhaustive" (it ran until it found what
- * was asked for) or "search: not complete", then the bounded rounds. */
-void ip_search_print(const ip_search_info *s, FILE *out)
+/* printf at buf[*len..n), keeping it NUL-terminated (cut when full). */
+static void put(char *buf, size_t n, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t n, size_t *len, const char *fmt, ...)
 {
+    if (*len + 1 >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, n - *len, fmt, ap);
+    va_end(ap);
+    *len = w < 0 ? *len : *len + (size_t)w < n ? *len + (size_t)w : n - 1;
+}
+
+/* "exhaustive, complete" (the exhaustive search ran to the end: no more
+ * predictions exist), "exhaustive, stopped at the prediction limit" (it
+ * ran until it found the `limit` predictions asked for) or "not
+ * complete", then the bounded rounds and what stopped the run. */
+void ip_search_describe(const ip_search_info *s, uint32_t limit, char *buf,
+                        size_t n)
+{
+    size_t len = 0;
+    if (n == 0)
+        return;
+    buf[0] = '\0';
     const ip_search_round *last = s->n_rounds ? &s->rounds[s->n_rounds - 1]
                                               : NULL;
     bool exhaustive = last && exhaustive_round(last) && last->done;
-    fprintf(out, "search: %s", s->complete ? "exhaustive, complete"
-                               : exhaustive ? "exhaustive" : "not complete");
+    if (s->complete)
+        put(buf, n, &len, "exhaustive, complete");
+    else if (exhaustive && limit)
+        put(buf, n, &len, "exhaustive, stopped at the prediction limit "
+            "(--max-predictions %u)", limit);
+    else
+        put(buf, n, &len, "%s", exhaustive ? "exhaustive" : "not complete");
     for (uint32_t i = 0; i < s->n_rounds; i++) {
         const ip_search_round *r = &s->rounds[i];
         if (!exhaustive_round(r)) {
-            fprintf(out, "%s windows of %u transactions, staleness %u",
-                    i ? ";" : ":", r->window ? r->window : s->txns,
-                    r->staleness);
+            put(buf, n, &len, "%s windows of %u transactions, staleness %u",
+                i ? ";" : ":", r->window ? r->window : s->txns,
+                r->staleness);
             if (r->changes)
-                fprintf(out, ", at most %u changed read%s", r->changes,
-                        r->changes == 1 ? "" : "s");
-            fprintf(out, ": %u of %u searched%s", r->done, r->windows,
-                    r->gave_up ? " (some ran out of time)" : "");
+                put(buf, n, &len, ", at most %u changed read%s", r->changes,
+                    r->changes == 1 ? "" : "s");
+            put(buf, n, &len, ": %u of %u searched%s", r->done, r->windows,
+                r->gave_up ? " (some ran out of time)" : "");
         }
         else if (!r->done)
-            fprintf(out, "%s exhaustive search did not finish", i ? ";" : ":");
+            put(buf, n, &len, "%s exhaustive search did not finish",
+                i ? ";" : ":");
     }
     if (s->shards)
-        fprintf(out, " (shard %u of %u)", s->shard + 1, s->shards);
+        put(buf, n, &len, " (shard %u of %u)", s->shard + 1, s->shards);
     if (s->stopped)
-        fprintf(out, "; stopped: %s", ip_stop_name(s->stopped));
+        put(buf, n, &len, "; stopped: %s", ip_stop_name(s->stopped));
     if (s->skipped)
-        fprintf(out, "; exhaustive search skipped: %s", s->skipped);
-    fputc('\n', out);
+        put(buf, n, &len, "; exhaustive search skipped: %s", s->skipped);
+}
+
+void ip_search_print(const ip_search_info *s, uint32_t limit, FILE *out)
+{
+    char buf[2048];
+    ip_search_describe(s, limit, buf, sizeof buf);
+    fprintf(out, "search: %s\n", buf);
 }
 
 static uint32_t num(const cJSON *o, const char *name)

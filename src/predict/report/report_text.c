@@ -103,7 +103,7 @@ void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,
     if (p->ser_verdict.n_cycles) {
         char buf[1024];
         const ip_cycle *c = &p->ser_verdict.cycles[0];
-        const char *name = ip_cycle_anomaly(c);
+        const char *name = ip_cycle_classic_name(c);
         ip_cycle_describe(h, c, buf, sizeof buf);
         fprintf(out, "  unserializable, cycle: %s%s%s%s\n", buf,
                 name ? " (" : "", name ? name : "", name ? ")" : "");

@@ -4,6 +4,9 @@
  * The room below the checkers: weak/ and strong/ include this header and
  * never validate.h; validate.h includes it for the layers above.
  *
+ * Anomaly names (anomaly.c, below): Adya's and Elle's names of a cycle or
+ * a read anomaly.
+ *
  * Ownership: ip_verdict owns its arrays; ip_verdict_free releases them and
  * leaves an empty verdict (freeing it again does nothing).  No errors, no
  * global state.
@@ -86,5 +89,43 @@ typedef struct ip_check_opts {
 } ip_check_opts;
 
 void ip_verdict_free(ip_verdict *v);
+
+/* ---- anomaly names (anomaly.c): what testers call what was found ----------
+ *
+ * The one place of these names; check's text, JSON and HTML and predict's
+ * reports and bug classes all use them.  Static strings, no allocation.
+ *
+ * ip_cycle_classic_name: the two-transaction shapes, from the edges alone:
+ * "write skew" (rw edges both ways, on different keys: each read what the
+ * other writes) and "lost update" (an rw and an rw or ww edge on one key:
+ * one transaction's read missed a write of that key that its own write
+ * then overwrote or was overwritten by); NULL for any other cycle.
+ *
+ * ip_cycle_anomaly_name: the classic name, else for a weak level's cycle
+ * with an inferred (co) edge the guarantee that edge stands for, the most
+ * specific of its co edges: "read-your-writes violation" (the reader's own
+ * session wrote the key before), "non-repeatable read" (it read the key
+ * twice and got an older version later), "non-monotonic read" (rc: a read saw
+ * less than an earlier read of the same transaction), "fractured read" (it
+ * saw part of a transaction's writes), "monotonic-reads violation" (an
+ * earlier transaction of its session saw more), "causality violation"
+ * (the newer write reached it through sessions and reads); else Adya's
+ * name from the dependency edges (so counts as none): "G0" (ww edges
+ * only), "G1c" (no rw edge), "G-single" (exactly one rw edge), "G2-item"
+ * (two or more).  t may be NULL (a cycle without co edges needs none);
+ * NULL only for an empty cycle.
+ *
+ * ip_read_anomaly_adya: a read-consistency anomaly of the trace (trace.h)
+ * by Elle's name: "G1a" (aborted read), "G1b" (intermediate read: another
+ * transaction's overwritten write), "garbage read" (a value nobody wrote),
+ * "internal" (a transaction inconsistent with its own writes).
+ *
+ * ip_verdict_anomaly: the headline of a violation: its first read
+ * anomaly's name, else its first cycle's; NULL when v is no violation. */
+const char *ip_cycle_classic_name(const ip_cycle *c);
+const char *ip_cycle_anomaly_name(const ip_trace *t, ip_level lvl,
+                                  const ip_cycle *c);
+const char *ip_read_anomaly_adya(const ip_trace *t, const ip_anomaly *a);
+const char *ip_verdict_anomaly(const ip_trace *t, const ip_verdict *v);
 
 #endif
