@@ -73,6 +73,11 @@ static void note(ip_layout *l, bool refuse, uint32_t count, const char *fmt,
     va_end(ap);
 }
 
+static const char *plural(uint32_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static bool written(const ip_layout *l, uint32_t txn)
 {
     return l->txn_no[txn] != 0;
@@ -143,7 +148,7 @@ static void note_tool_fields(ip_layout *l)
     for (uint32_t i = 0; i < t->n_ops; i++)
         n += ip_op_extra(t, i) != IP_NONE;
     note(l, false, n, "cannot hold tool fields (procedure, args, meta, "
-         "...): those of %u objects left out", n);
+         "...): left out of %u object%s", n, plural(n));
 }
 
 /* ---- numbers ------------------------------------------------------------- */
@@ -187,12 +192,13 @@ static void number_keys(ip_layout *l, const caps *c)
     for (uint32_t k = 0; k < t->n_keys; k++)
         l->key_num[k] = k;
     note(l, false, bad, "cannot hold key names that are not %s 64-bit "
-         "integers ('%.40s', ...: %u keys): all %u keys renumbered 0 to %u",
-         c->is_signed ? "signed" : "unsigned",
-         ip_key_name(t, first_bad), bad, t->n_keys, t->n_keys - 1);
+         "integers ('%.40s', ...: %u key%s): all %u keys renumbered 0 to %u",
+         c->is_signed ? "signed" : "unsigned", ip_key_name(t, first_bad),
+         bad, plural(bad), t->n_keys, t->n_keys - 1);
 }
 
-/* A (key, value) pair of a written write. */
+/* A (key, value) pair of a written write: the key's index (its numbers
+ * are one a key), the value's number. */
 typedef struct kv {
     uint64_t key, value;
 } kv;
@@ -209,6 +215,7 @@ typedef struct kv_index {
     kv *w;
     uint32_t n;
     bool init_zero;           /* the initial value 0 counts as a write */
+    const uint8_t *init_key;  /* awdit-test: of these keys only, or NULL */
 } kv_index;
 
 /* The writes of (key, value), the initial one included. */
@@ -226,7 +233,8 @@ static uint32_t kv_count(const kv_index *ix, uint64_t key, uint64_t value)
     uint32_t n = 0;
     while (lo + n < ix->n && !cmp_kv(&ix->w[lo + n], &want))
         n++;
-    return n + (ix->init_zero && value == 0);
+    return n + (ix->init_zero && value == 0 &&
+                (!ix->init_key || ix->init_key[key]));
 }
 
 /* The op of committed txn w's last write of key, or IP_NONE. */
@@ -245,7 +253,7 @@ static bool read_keeps(const ip_layout *l, const caps *c, const kv_index *ix,
     const ip_op *op = &t->ops[i];
     if (op->local)
         return true;
-    uint64_t k = l->key_num[op->key], v = l->op_value[i];
+    uint64_t k = op->key, v = l->op_value[i];
     uint32_t amb = op->from == IP_NONE ? ip_ambiguous_of_op(t, i) : IP_NONE;
     if (op->from == IP_NONE && amb == IP_NONE)
         return kv_count(ix, k, v) == 0;       /* stays without a writer */
@@ -289,12 +297,13 @@ static uint32_t parse_values(ip_layout *l, const caps *c)
 static uint32_t misread(ip_layout *l, const caps *c)
 {
     const ip_trace *t = l->t;
-    kv_index ix = {malloc((t->n_ops + 1) * sizeof *ix.w), 0, c->init_zero};
+    kv_index ix = {malloc((t->n_ops + 1) * sizeof *ix.w), 0, c->init_zero,
+                   l->init_key};
     if (!ix.w)
         return UINT32_MAX;
     for (uint32_t i = 0; i < t->n_ops; i++)
         if (t->ops[i].kind == IP_WRITE && written(l, t->ops[i].txn))
-            ix.w[ix.n++] = (kv){l->key_num[t->ops[i].key], l->op_value[i]};
+            ix.w[ix.n++] = (kv){t->ops[i].key, l->op_value[i]};
     qsort(ix.w, ix.n, sizeof *ix.w, cmp_kv);
     uint32_t bad = 0;
     for (uint32_t i = 0; i < t->n_ops; i++) {
@@ -351,12 +360,12 @@ static bool number_values(ip_layout *l, const caps *c, ip_error *err)
     renumber_values(l);
     if (not_int)
         note(l, false, not_int, "cannot hold values that are not %s 64-bit "
-             "integers (%u ops' values): all values renumbered (writes 1, "
+             "integers (the values of %u ops): all values renumbered (writes 1, "
              "2, ... in order; a read the value of the write it reads)",
              c->is_signed ? "signed" : "unsigned", not_int);
     else
         note(l, false, bad, "resolves reads by value, and these values do "
-             "not name %u reads' writers alone: all values renumbered "
+             "not name the writers of %u reads alone: all values renumbered "
              "(writes 1, 2, ... in order; a read the value of the write it "
              "reads)", bad);
     note(l, true, t->n_ambiguous, "cannot keep the trace's %u ambiguous "
@@ -385,9 +394,9 @@ static void initial_keys(ip_layout *l)
         }
     }
     note(l, false, l->n_init_keys, "has no initial state: the initial "
-         "values of %u keys are written by a transaction of their own, "
+         "values of %u key%s are written by a transaction of their own, "
          "first in the file, which reads back as an ordinary transaction "
-         "(t0.0)", l->n_init_keys);
+         "(t0.0)", l->n_init_keys, plural(l->n_init_keys));
 }
 
 /* ---- isopredict-text ------------------------------------------------------ */
@@ -413,8 +422,9 @@ static void text_notes(ip_layout *l)
                      ip_ambiguous_of_op(t, i) == IP_NONE;
     }
     note(l, true, bad_keys, "cannot spell key names holding ']' or a "
-         "control byte ('%.40s', ...: %u keys)",
-         first == IP_NONE ? "" : ip_key_name(t, first), bad_keys);
+         "control byte ('%.40s', ...: %u key%s)",
+         first == IP_NONE ? "" : ip_key_name(t, first), bad_keys,
+         plural(bad_keys));
     note(l, true, t->n_ambiguous, "names one writer a read: the trace's %u "
          "ambiguous reads cannot be written", t->n_ambiguous);
     note(l, false, values, "cannot hold values: %u left out", values);
@@ -472,13 +482,13 @@ bool ip_layout_make(ip_layout *l, const ip_trace *t, ip_format fmt,
         text_notes(l);
         return true;
     }
+    if (c->init_txn)
+        initial_keys(l);
     number_keys(l, c);
     if (!number_values(l, c, err)) {
         ip_layout_free(l);
         return false;
     }
-    if (c->init_txn)
-        initial_keys(l);
     return true;
 }
 
