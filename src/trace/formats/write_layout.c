@@ -360,14 +360,15 @@ static bool number_values(ip_layout *l, const caps *c, ip_error *err)
     renumber_values(l);
     if (not_int)
         note(l, false, not_int, "cannot hold values that are not %s 64-bit "
-             "integers (the values of %u ops): all values renumbered (writes 1, "
-             "2, ... in order; a read the value of the write it reads)",
-             c->is_signed ? "signed" : "unsigned", not_int);
+             "integers (the values of %u op%s): all values renumbered (writes "
+             "1, 2, ... in order; a read the value of the write it reads)",
+             c->is_signed ? "signed" : "unsigned", not_int,
+             plural(not_int));
     else
         note(l, false, bad, "resolves reads by value, and these values do "
-             "not name the writers of %u reads alone: all values renumbered "
+             "not name the writers of %u read%s alone: all values renumbered "
              "(writes 1, 2, ... in order; a read the value of the write it "
-             "reads)", bad);
+             "reads)", bad, plural(bad));
     note(l, true, t->n_ambiguous, "cannot keep the trace's %u ambiguous "
          "reads ambiguous: its values do not name their candidate writers "
          "alone", t->n_ambiguous);
