@@ -53,16 +53,17 @@ static bool write_layout(const ip_layout *l, FILE *out)
     }
 }
 
-/* Write the cobra logs into the new directory dir; false and a message
- * on failure (the files made are left for the caller to remove). */
-static bool write_logs(const ip_layout *l, const char *dir)
+/* Write the cobra logs into the new directory dir: IP_EXIT_OK, or a
+ * message and the exit status (the files made are left for the caller to
+ * remove). */
+static int write_logs(const ip_layout *l, const char *dir)
 {
     const ip_trace *t = l->t;
     size_t n = strlen(dir) + 40;
     char *path = malloc(n);
     if (!path) {
         fprintf(stderr, "isopredict: %s: out of memory\n", dir);
-        return false;
+        return IP_EXIT_UNKNOWN;
     }
     bool ok = true;
     for (uint32_t s = 0; ok && s < t->n_sessions; s++) {
@@ -80,7 +81,7 @@ static bool write_logs(const ip_layout *l, const char *dir)
                     strerror(errno ? errno : EIO));
     }
     free(path);
-    return ok;
+    return ok ? IP_EXIT_OK : IP_EXIT_USAGE;
 }
 
 /* Remove dir and the logs in it (only *.log files are ever made there). */
@@ -119,16 +120,21 @@ static int write_cobra(const ip_layout *l, const char *outp)
         return IP_EXIT_USAGE;
     mode_t mask = umask(0);       /* mkdtemp made it 0700 */
     umask(mask);
-    bool ok = chmod(dir, 0777 & ~mask) == 0 && write_logs(l, dir);
-    if (ok && renameat2(AT_FDCWD, dir, AT_FDCWD, outp, RENAME_NOREPLACE)) {
+    int status = IP_EXIT_USAGE;
+    if (chmod(dir, 0777 & ~mask) != 0)
+        fprintf(stderr, "isopredict: %s: %s\n", dir, strerror(errno));
+    else
+        status = write_logs(l, dir);
+    if (status == IP_EXIT_OK &&
+        renameat2(AT_FDCWD, dir, AT_FDCWD, outp, RENAME_NOREPLACE)) {
         fprintf(stderr, "isopredict: %s: %s; not written\n", outp,
                 errno == EEXIST ? "already exists" : strerror(errno));
-        ok = false;
+        status = IP_EXIT_USAGE;
     }
-    if (!ok)
+    if (status != IP_EXIT_OK)
         remove_logs(l, dir);
     free(dir);
-    return ok ? IP_EXIT_OK : IP_EXIT_USAGE;
+    return status;
 }
 
 /* Lay t out for `to`, say what is lost, refuse or write. */

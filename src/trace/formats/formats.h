@@ -159,8 +159,8 @@ typedef struct ip_layout {
     const ip_trace *t;        /* borrowed; outlives the layout */
     ip_format fmt;
     /* per txn: 0 when not written, else its number in its session from 1
-     * (txn_no) and among all written transactions from 1 (txn_gno); txn
-     * 0 is never written (0) */
+     * (txn_no) and, committed, among all committed ones written from 1
+     * (txn_gno; 0 for an aborted one); txn 0 is never written (0) */
     uint32_t *txn_no, *txn_gno;
     /* per session: its number among the written sessions from 0, or
      * IP_NONE when not written; n_written_sessions of them */

@@ -111,7 +111,7 @@ static void choose_txns(ip_layout *l, const caps *c)
                 continue;
             }
             l->txn_no[x] = ++no;
-            l->txn_gno[x] = ++gno;
+            l->txn_gno[x] = aborted ? 0 : ++gno;
             aborted_here += aborted;
             flagged += aborted && c->aborted == AB_FLAGGED;
         }
