@@ -116,11 +116,12 @@ static int write_cobra(const ip_layout *l, const char *outp)
         return IP_EXIT_USAGE;
     }
     char *dir;
-    if (!cli_create_dir_beside(outp, &dir))
-        return IP_EXIT_USAGE;
+    int status;
+    if (!cli_create_dir_beside(outp, &dir, &status))
+        return status;
     mode_t mask = umask(0);       /* mkdtemp made it 0700 */
     umask(mask);
-    int status = IP_EXIT_USAGE;
+    status = IP_EXIT_USAGE;
     if (chmod(dir, 0777 & ~mask) != 0)
         fprintf(stderr, "isopredict: %s: %s\n", dir, strerror(errno));
     else
