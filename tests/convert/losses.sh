@@ -123,7 +123,7 @@ refuses "cobra ambiguous renumbered" cobra amb-s.json amb-s.cobra \
 # a key isopredict-text cannot spell
 printf '%s{"id":"c1","transactions":[{"id":"t1","ops":[{"op":"write","key":"a]b","value":1}]}]}]}' "$H" >br.json
 refuses "text bracket" isopredict-text br.json br.txt \
-    "isopredict-text cannot spell key names holding ']' or a control byte ('a]b', ...: 1 key)"
+    "isopredict-text cannot spell key names that are empty or hold ']' or a control byte ('a]b', ...: 1 key)"
 
 # a thin-air read kept by --lenient
 printf '%s{"id":"c1","transactions":[{"id":"t1","ops":[{"op":"read","key":"k","from":null}]},{"id":"t2","ops":[{"op":"write","key":"k"}]}]}]}' "$H" >thin.json

@@ -408,7 +408,7 @@ static void text_notes(ip_layout *l)
     uint32_t bad_keys = 0, first = IP_NONE, values = 0, no_writer = 0;
     for (uint32_t k = 0; k < t->n_keys; k++) {
         const char *s = ip_key_name(t, k);
-        bool bad = strchr(s, ']') != NULL;
+        bool bad = !*s || strchr(s, ']') != NULL;
         for (; *s; s++)
             bad = bad || (unsigned char)*s < 0x20 || *s == 0x7f;
         if (bad && bad_keys++ == 0)
@@ -422,8 +422,8 @@ static void text_notes(ip_layout *l)
         no_writer += op->kind == IP_READ && op->from == IP_NONE &&
                      ip_ambiguous_of_op(t, i) == IP_NONE;
     }
-    note(l, true, bad_keys, "cannot spell key names holding ']' or a "
-         "control byte ('%.40s', ...: %u key%s)",
+    note(l, true, bad_keys, "cannot spell key names that are empty or hold "
+         "']' or a control byte ('%.40s', ...: %u key%s)",
          first == IP_NONE ? "" : ip_key_name(t, first), bad_keys,
          plural(bad_keys));
     note(l, true, t->n_ambiguous, "names one writer a read: the trace's %u "
