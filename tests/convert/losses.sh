@@ -128,7 +128,7 @@ refuses "text bracket" isopredict-text br.json br.txt \
 # a thin-air read kept by --lenient
 printf '%s{"id":"c1","transactions":[{"id":"t1","ops":[{"op":"read","key":"k","from":null}]},{"id":"t2","ops":[{"op":"write","key":"k"}]}]}]}' "$H" >thin.json
 TEST_CASE="text thin air" expect 0 "$BIN" convert --lenient --to isopredict-text thin.json thin.txt &&
-    contains err "isopredict-text cannot hold reads without a writer (kept by --lenient): 1 left out"
+    contains err "isopredict-text cannot hold reads without a writer it holds (kept by --lenient): 1 left out"
 TEST_CASE=""
 
 # cobra writes a new directory: never '-', never over anything

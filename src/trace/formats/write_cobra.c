@@ -63,7 +63,8 @@ static bool put_read(const ip_layout *l, uint32_t i, FILE *out)
                      l->op_value[i]};
     if (w == IP_INIT_TXN) {
         f[0] = f[1] = ID_INIT;
-    } else if (w != IP_NONE) {
+    } else if (w != IP_NONE && l->txn_gno[w]) {
+        /* (a writer not written, aborted, --lenient: UNIVERSAL) */
         const ip_txn *x = &t->txns[w];
         f[0] = l->txn_gno[w];
         f[1] = write_id(t, w, op->key,

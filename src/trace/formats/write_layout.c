@@ -364,6 +364,10 @@ static bool number_values(ip_layout *l, const caps *c, ip_error *err)
              "1, 2, ... in order; a read the value of the write it reads)",
              c->is_signed ? "signed" : "unsigned", not_int,
              plural(not_int));
+    else if (!c->by_value)
+        note(l, false, bad, "needs a read's value to be its writer's, and "
+             "%u read%s do not match (--lenient): all values renumbered",
+             bad, plural(bad));
     else
         note(l, false, bad, "resolves reads by value, and these values do "
              "not name the writers of %u read%s alone: all values renumbered "
@@ -419,8 +423,11 @@ static void text_notes(ip_layout *l)
         if (!written(l, op->txn))
             continue;
         values += op->value != IP_NONE;
-        no_writer += op->kind == IP_READ && op->from == IP_NONE &&
-                     ip_ambiguous_of_op(t, i) == IP_NONE;
+        /* no writer, or one not written (an aborted one, --lenient) */
+        uint32_t w = op->local ? op->txn : op->from;
+        no_writer += op->kind == IP_READ &&
+                     (w == IP_NONE ? ip_ambiguous_of_op(t, i) == IP_NONE
+                                   : w != IP_INIT_TXN && !written(l, w));
     }
     note(l, true, bad_keys, "cannot spell key names that are empty or hold "
          "']' or a control byte ('%.40s', ...: %u key%s)",
@@ -429,8 +436,8 @@ static void text_notes(ip_layout *l)
     note(l, true, t->n_ambiguous, "names one writer a read: the trace's %u "
          "ambiguous reads cannot be written", t->n_ambiguous);
     note(l, false, values, "cannot hold values: %u left out", values);
-    note(l, false, no_writer, "cannot hold reads without a writer (kept "
-         "by --lenient): %u left out", no_writer);
+    note(l, false, no_writer, "cannot hold reads without a writer it "
+         "holds (kept by --lenient): %u left out", no_writer);
 }
 
 /* ---- entry points --------------------------------------------------------- */

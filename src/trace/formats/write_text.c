@@ -35,8 +35,9 @@ static bool put_op(const ip_layout *l, uint32_t i, FILE *out)
     const ip_trace *t = l->t;
     const ip_op *op = &t->ops[i];
     uint32_t from = op->local ? op->txn : op->from;
-    if (op->kind == IP_READ && from == IP_NONE)
-        return true;              /* no writer: noted by the layout */
+    if (op->kind == IP_READ &&
+        (from == IP_NONE || (from != IP_INIT_TXN && !l->txn_no[from])))
+        return true;              /* no writer written: noted by the layout */
     return fprintf(out, "%s KEY[%s]", op->kind == IP_READ ? "READ" : "WRITE",
                    ip_key_name(t, op->key)) >= 0 &&
            put_ref(l, "Txn", op->txn, out) &&
