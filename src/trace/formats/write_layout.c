@@ -365,8 +365,8 @@ static bool number_values(ip_layout *l, const caps *c, ip_error *err)
              c->is_signed ? "signed" : "unsigned", not_int,
              plural(not_int));
     else if (!c->by_value)
-        note(l, false, bad, "needs a read's value to be its writer's, and "
-             "%u read%s do not match (--lenient): all values renumbered",
+        note(l, false, bad, "needs a read's value to be its writer's, and the "
+             "values of %u read%s do not (--lenient): all values renumbered",
              bad, plural(bad));
     else
         note(l, false, bad, "resolves reads by value, and these values do "
