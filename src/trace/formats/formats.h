@@ -9,7 +9,8 @@
  *   isopredict-text  yes   yes    read_text.c, write_text.c
  *   plume            yes   yes    read_plume.c, write_plume.c
  *   awdit-test       yes   yes    read_awdit.c, write_awdit.c
- *   dbcop            yes   yes    read_dbcop.c, write_dbcop.c (history.bincode)
+ *   dbcop            yes   yes    read_dbcop.c, write_dbcop.c (a
+ *                                 history.bincode file)
  *   cobra            yes   yes    read_cobra.c, write_cobra.c (a directory
  *                                 of *.log, one a session)
  *   dot                    yes    write_dot.c

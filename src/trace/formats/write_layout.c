@@ -151,7 +151,7 @@ static void note_tool_fields(ip_layout *l)
          "...): left out of %u object%s", n, plural(n));
 }
 
-/* ---- numbers ------------------------------------------------------------- */
+/* ---- numbers ------------------------------------------------------------ */
 
 /* The integer text spells as the number readers spell one
  * (ip_builder_op_num): decimal without leading zeros, '-' before a
@@ -342,8 +342,9 @@ static void renumber_values(ip_layout *l)
     const ip_trace *t = l->t;
     uint64_t next = 1;
     for (uint32_t i = 0; i < t->n_ops; i++)
-        l->op_value[i] = t->ops[i].kind == IP_WRITE && written(l, t->ops[i].txn)
-                             ? next++ : 0;
+        l->op_value[i] =
+            t->ops[i].kind == IP_WRITE && written(l, t->ops[i].txn) ? next++
+                                                                     : 0;
     for (uint32_t i = 0; i < t->n_ops; i++)
         if (t->ops[i].kind == IP_READ && written(l, t->ops[i].txn))
             l->op_value[i] = renumbered_read(l, i, &next);
@@ -404,7 +405,7 @@ static void initial_keys(ip_layout *l)
          "(t0.0)", l->n_init_keys, plural(l->n_init_keys));
 }
 
-/* ---- isopredict-text ------------------------------------------------------ */
+/* ---- isopredict-text ---------------------------------------------------- */
 
 static void text_notes(ip_layout *l)
 {
@@ -440,7 +441,7 @@ static void text_notes(ip_layout *l)
          "holds (kept by --lenient): %u left out", no_writer);
 }
 
-/* ---- entry points --------------------------------------------------------- */
+/* ---- entry points ------------------------------------------------------- */
 
 void ip_layout_free(ip_layout *l)
 {

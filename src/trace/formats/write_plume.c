@@ -29,8 +29,9 @@ static bool put_op(const ip_layout *l, uint32_t i, FILE *out)
                     op->kind == IP_READ ? 'r' : 'w', l->key_num[op->key],
                     l->op_value[i], l->sess_no[x->session]);
     if (r >= 0)
-        r = x->status == IP_ABORTED ? fputs("-1)\n", out)
-                                    : fprintf(out, "%u)\n", l->txn_gno[op->txn]);
+        r = x->status == IP_ABORTED
+                ? fputs("-1)\n", out)
+                : fprintf(out, "%u)\n", l->txn_gno[op->txn]);
     return r >= 0;
 }
 
