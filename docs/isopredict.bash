@@ -47,7 +47,7 @@ _isopredict()
     --search) COMPREPLY=($(compgen -W "auto exhaustive bounded" -- "$cur")); return ;;
     --weak-isolation) COMPREPLY=($(compgen -W "auto eager lazy" -- "$cur")); return ;;
     --format | --from) COMPREPLY=($(compgen -W "$formats" -- "$cur")); return ;;
-    --to) COMPREPLY=($(compgen -W "json dot" -- "$cur")); return ;;
+    --to) COMPREPLY=($(compgen -W "json dot isopredict-text plume awdit-test dbcop cobra" -- "$cur")); return ;;
     --html | --observed) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --out)
         if [ "$cmd" = predict ] || [ "$cmd" = triage ]; then

@@ -251,11 +251,12 @@ int cli_close_file(cli_file *out, bool ok)
     return done;
 }
 
-bool cli_create_dir_beside(const char *path, char **dir)
+bool cli_create_dir_beside(const char *path, char **dir, int *status)
 {
     *dir = temp_template(path);
     if (*dir && mkdtemp(*dir))
         return true;
+    *status = *dir ? IP_EXIT_USAGE : IP_EXIT_UNKNOWN;
     fprintf(stderr, "isopredict: %s: cannot create a temporary directory "
             "beside it (%s): %s\n", path, *dir ? *dir : "",
             *dir ? strerror(errno) : "out of memory");

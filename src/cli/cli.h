@@ -112,9 +112,10 @@ int cli_close_file(cli_file *out, bool ok);
 
 /* A new private directory beside PATH (".NAME.XXXXXX" in PATH's
  * directory) into *dir (malloc'ed), for output written by another
- * program; commit a file made there with cli_commit_path.  False and a
- * message on failure. */
-bool cli_create_dir_beside(const char *path, char **dir);
+ * program; commit a file made there with cli_commit_path.  False, a
+ * message and *status the exit status to return (IP_EXIT_UNKNOWN when
+ * out of memory) on failure. */
+bool cli_create_dir_beside(const char *path, char **dir, int *status);
 
 /* Move `tmp` into place at `path` as cli_close_file does (link, never
  * replacing; the temporary name is removed either way).  False and a

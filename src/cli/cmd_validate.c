@@ -470,11 +470,12 @@ int cmd_validate(int argc, char **argv)
      * the whole trace is linked into place (cli.h) once the app is done */
     char tmpdir[] = "/tmp/isopredict-validate-XXXXXX";
     char *dir = NULL;
-    if (a.out ? !cli_create_dir_beside(a.out, &dir)
+    status = IP_EXIT_USAGE;
+    if (a.out ? !cli_create_dir_beside(a.out, &dir, &status)
               : !mkdtemp(tmpdir)) {
         if (!a.out)
             fprintf(stderr, "isopredict: mkdtemp: %s\n", strerror(errno));
-        return IP_EXIT_USAGE;
+        return status;
     }
     const char *d = dir ? dir : tmpdir;
     size_t n = strlen(d) + sizeof "/validating.json";

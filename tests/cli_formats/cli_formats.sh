@@ -70,8 +70,8 @@ no_temp "convert into a directory" "$WORK/sub"
 run "convert no directory" 2 "$BIN" convert "$AW" "$WORK/nosuchdir/lu.json" &&
     has "convert no directory" "$WORK/err" "nosuchdir/lu.json" "No such file"
 [ ! -e "$WORK/nosuchdir" ] || fail "convert no directory: made a directory"
-run "convert bad --to" 2 "$BIN" convert --to plume "$AW" - &&
-    has "convert bad --to" "$WORK/err" "cannot write format 'plume'"
+run "convert bad --to" 2 "$BIN" convert --to xml "$AW" - &&
+    has "convert bad --to" "$WORK/err" "cannot write format 'xml'"
 run "convert bad --from" 2 "$BIN" convert --from xml "$AW" - &&
     has "convert bad --from" "$WORK/err" "unknown input format 'xml'"
 run "convert one arg" 2 "$BIN" convert "$AW"

@@ -48,6 +48,11 @@ run() {   # run DIR: the command, run in DIR, its outputs there
                   "$BIN" check --json --level ser "$TRACES/ambiguous.json" |
                       sed '/"seconds"/d' ;;
     convert)      "$BIN" convert "$T" c.json && cat c.json ;;
+    convert_plume)  # a format that renumbers keys and values
+                  "$BIN" convert --to plume "$T" c.plume && cat c.plume ;;
+    convert_cobra)  # a directory of logs
+                  "$BIN" convert --to cobra "$T" c.cobra &&
+                      cat c.cobra/*.log | od -An -tx1 ;;
     dot)          "$BIN" dot --out d.dot "$T" && cat d.dot ;;
     validate)     "$BIN" validate --json --app "$APPS/bank" "$V" > v.json
                   local vst=$?

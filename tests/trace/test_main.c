@@ -85,6 +85,7 @@ int main(void)
     add_corpus_tests(s);
     add_reader_tests(s);
     add_output_tests(s);
+    add_writer_tests(s);
     add_idmap_tests(s);
     add_json_order_tests(s);
     add_json_plain_tests(s);

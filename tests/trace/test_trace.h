@@ -25,6 +25,7 @@ void expect_read_error(ip_format fmt, const char *src, const char *where,
 void add_corpus_tests(CU_pSuite s);
 void add_reader_tests(CU_pSuite s);
 void add_output_tests(CU_pSuite s);
+void add_writer_tests(CU_pSuite s);
 void add_binary_tests(void);
 void add_idmap_tests(CU_pSuite s);
 void add_json_order_tests(CU_pSuite s);

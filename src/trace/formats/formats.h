@@ -6,12 +6,19 @@
  *
  *   format           read  write  file
  *   json             yes   yes    json/read_json.c (+ json_*.c), write_json.c
- *   isopredict-text  yes          read_text.c
- *   plume            yes          read_plume.c
- *   awdit-test       yes          read_awdit.c
- *   dbcop            yes          read_dbcop.c (history.bincode)
- *   cobra            yes          read_cobra.c (a directory of *.log)
+ *   isopredict-text  yes   yes    read_text.c, write_text.c
+ *   plume            yes   yes    read_plume.c, write_plume.c
+ *   awdit-test       yes   yes    read_awdit.c, write_awdit.c
+ *   dbcop            yes   yes    read_dbcop.c, write_dbcop.c (a
+ *                                 history.bincode file)
+ *   cobra            yes   yes    read_cobra.c, write_cobra.c (a directory
+ *                                 of *.log, one a session)
  *   dot                    yes    write_dot.c
+ *
+ * The formats other than json cannot hold every trace: write_layout.c
+ * decides, before anything is written, how a trace is laid out in one of
+ * them (which transactions are written, the numbers keys and values are
+ * written as) and what is lost on the way (ip_layout's notes).
  *
  * A new format is a reader (or writer) file here, its ip_format, its name
  * in format.c and, if it can be told by its bytes, a case in its sniffing.
@@ -125,5 +132,71 @@ typedef struct ip_dot_edge {
 
 bool ip_write_dot(const ip_trace *t, const ip_dot_edge *extra, size_t n_extra,
                   FILE *out);
+
+/* ---- write the other formats --------------------------------------------
+ * A trace laid out for isopredict-text, plume, awdit-test, dbcop or cobra
+ * (ip_layout_make).  Each writer file's header says what its format can
+ * and cannot hold; ip_layout_make checks it and says what is lost in
+ * notes, one per kind of loss, with a count:
+ *   - a note with `refuse` set means that the file would read back as a
+ *     different history (an ambiguous read that the format cannot keep
+ *     ambiguous, a key name the format cannot spell): do not write it;
+ *   - the others are losses the history survives - aborted transactions,
+ *     tool fields, names renumbered - and are to be shown to the user.
+ * What the reader of the format reads back from the file has the same
+ * committed transactions, sessions, session order, ops and writers as
+ * the trace, less what the notes name.  Names of sessions and
+ * transactions are the format's own (numbers), never the trace's. */
+typedef struct ip_write_note {
+    bool refuse;              /* the file would mean something else */
+    uint32_t count;           /* how many of what the text names */
+    char text[200];           /* "cannot hold aborted transactions: 3
+                                 left out" (after the format's name) */
+} ip_write_note;
+
+enum { IP_MAX_WRITE_NOTES = 10 };
+
+typedef struct ip_layout {
+    const ip_trace *t;        /* borrowed; outlives the layout */
+    ip_format fmt;
+    /* per txn: 0 when not written, else its number in its session from 1
+     * (txn_no) and, committed, among all committed ones written from 1
+     * (txn_gno; 0 for an aborted one); txn 0 is never written (0) */
+    uint32_t *txn_no, *txn_gno;
+    /* per session: its number among the written sessions from 0, or
+     * IP_NONE when not written; n_written_sessions of them */
+    uint32_t *sess_no;
+    uint32_t n_written_sessions;
+    /* number formats: per key and per op the number written (cobra's
+     * are int64 in two's complement); NULL for isopredict-text */
+    uint64_t *key_num, *op_value;
+    /* awdit-test: keys whose initial value is read (init_key[k] set), to
+     * be written by a first transaction of its own; n_init_keys of them */
+    uint8_t *init_key;
+    uint32_t n_init_keys;
+    ip_write_note notes[IP_MAX_WRITE_NOTES];
+    uint32_t n_notes;
+} ip_layout;
+
+/* Lay t out for fmt (one of the five above); false with err set when out
+ * of memory or fmt is not one of them.  The layout borrows t. */
+bool ip_layout_make(ip_layout *l, const ip_trace *t, ip_format fmt,
+                    ip_error *err);
+void ip_layout_free(ip_layout *l);
+/* The first note that refuses, or NULL. */
+const ip_write_note *ip_layout_refusal(const ip_layout *l);
+
+/* The writers: a layout made for their format, not refused.  False on an
+ * I/O error. */
+bool ip_write_text(const ip_layout *l, FILE *out);
+bool ip_write_plume(const ip_layout *l, FILE *out);
+bool ip_write_awdit(const ip_layout *l, FILE *out);
+bool ip_write_dbcop(const ip_layout *l, FILE *out);
+/* Cobra: one log a written session.  ip_cobra_log_name gives written
+ * session number n's file name ("s07.log": zero-padded so that name order
+ * is session order, as the reader sorts them) into buf (32 bytes);
+ * ip_write_cobra_log writes trace session s (sess_no[s] != IP_NONE). */
+void ip_cobra_log_name(const ip_layout *l, uint32_t n, char buf[32]);
+bool ip_write_cobra_log(const ip_layout *l, uint32_t s, FILE *out);
 
 #endif

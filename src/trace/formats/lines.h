@@ -61,6 +61,22 @@ static inline const char *ip_trim_end(const char *s, const char *e)
     return e;
 }
 
+/* The next line that is not blank, without the spaces at either end, as
+ * [*s, *e); *line is where the line starts, columns count from there.
+ * False at the end of the input.  (The loop of the one-op-a-line readers,
+ * plume and awdit-test.) */
+static inline bool ip_lines_next_op(ip_lines *l, const char **line,
+                                    const char **s, const char **e)
+{
+    while (ip_lines_next(l, line, e)) {
+        *s = ip_skip_spaces(*line, *e);
+        *e = ip_trim_end(*s, *e);
+        if (*s != *e)
+            return true;
+    }
+    return false;
+}
+
 /* Unsigned decimal at *pp: at least one digit, no sign; false on no digit
  * or overflow of uint64 (then *pp is left unchanged). */
 static inline bool ip_scan_u64(const char **pp, const char *e, uint64_t *out)

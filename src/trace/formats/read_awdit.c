@@ -93,14 +93,9 @@ static bool add_op(awdit_reader *r, uint8_t kind, uint64_t key,
 static bool read_lines(awdit_reader *r, const char *data, size_t len)
 {
     ip_lines in;
-    const char *s, *e;
+    const char *line, *s, *e;
     ip_lines_init(&in, data, len);
-    while (ip_lines_next(&in, &s, &e)) {
-        const char *line = s;     /* columns count from the line start */
-        s = ip_skip_spaces(s, e);
-        e = ip_trim_end(s, e);
-        if (s == e)
-            continue;
+    while (ip_lines_next_op(&in, &line, &s, &e)) {
         if (all_of(s, e, '-') || all_of(s, e, '=')) {
             r->txn = IP_NONE;
             if (*s == '=')

@@ -145,14 +145,9 @@ static uint32_t txn_of(plume_reader *r, const plume_line *l, uint32_t line)
 static bool read_records(plume_reader *r, const char *data, size_t len)
 {
     ip_lines in;
-    const char *s, *e;
+    const char *line, *s, *e;
     ip_lines_init(&in, data, len);
-    while (ip_lines_next(&in, &s, &e)) {
-        const char *line = s;     /* columns count from the line start */
-        s = ip_skip_spaces(s, e);
-        e = ip_trim_end(s, e);
-        if (s == e)
-            continue;
+    while (ip_lines_next_op(&in, &line, &s, &e)) {
         plume_line l;
         const char *at, *want;
         if (!parse_record(s, e, &l, &at, &want)) {
