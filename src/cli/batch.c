@@ -520,11 +520,11 @@ int cli_batch_run(const cli_batch *b, char **traces, uint32_t n)
     int status = IP_EXIT_OK;
     cli_file *page = b->html ? cli_create_file(b->html, &status) : NULL;
     char *dir = NULL;
-    if (b->html && (!page || !cli_create_dir_beside(b->html, &dir))) {
+    if (b->html && (!page || !cli_create_dir_beside(b->html, &dir, &status))) {
         if (page)
             cli_close_file(page, false);
         free(jobs);
-        return page ? IP_EXIT_USAGE : status;
+        return status;
     }
     for (uint32_t i = 0; dir && i < n; i++) {
         size_t len = strlen(dir) + 32;
