@@ -185,6 +185,12 @@ bool ip_layout_make(ip_layout *l, const ip_trace *t, ip_format fmt,
 void ip_layout_free(ip_layout *l);
 /* The first note that refuses, or NULL. */
 const ip_write_note *ip_layout_refusal(const ip_layout *l);
+/* put(l, op, out) for every op of every written transaction, in
+ * transaction order (the line formats: one op a line); false at the
+ * first false. */
+bool ip_layout_each_op(const ip_layout *l, FILE *out,
+                       bool (*put)(const ip_layout *l, uint32_t op,
+                                   FILE *out));
 
 /* The writers: a layout made for their format, not refused.  False on an
  * I/O error. */

@@ -508,3 +508,17 @@ const ip_write_note *ip_layout_refusal(const ip_layout *l)
             return &l->notes[i];
     return NULL;
 }
+
+bool ip_layout_each_op(const ip_layout *l, FILE *out,
+                       bool (*put)(const ip_layout *l, uint32_t op,
+                                   FILE *out))
+{
+    const ip_trace *t = l->t;
+    bool ok = true;
+    for (uint32_t x = 1; ok && x < t->n_txns; x++) {
+        const ip_txn *tx = &t->txns[x];
+        for (uint32_t i = 0; ok && l->txn_no[x] && i < tx->op_count; i++)
+            ok = put(l, tx->op_first + i, out);
+    }
+    return ok;
+}

@@ -37,12 +37,5 @@ static bool put_op(const ip_layout *l, uint32_t i, FILE *out)
 
 bool ip_write_plume(const ip_layout *l, FILE *out)
 {
-    const ip_trace *t = l->t;
-    bool ok = true;
-    for (uint32_t x = 1; ok && x < t->n_txns; x++) {
-        const ip_txn *tx = &t->txns[x];
-        for (uint32_t i = 0; ok && l->txn_no[x] && i < tx->op_count; i++)
-            ok = put_op(l, tx->op_first + i, out);
-    }
-    return ok;
+    return ip_layout_each_op(l, out, put_op);
 }
