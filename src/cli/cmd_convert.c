@@ -1,6 +1,7 @@
 /*
  * cmd_convert.c - `isopredict convert`: read a trace in any input format
- * and write it as JSON (the canonical format) or Graphviz DOT.
+ * and write it as JSON (the canonical format), Graphviz DOT or a Jepsen
+ * history (EDN, Elle's rw-register), saying on stderr what EDN loses.
  */
 #include "cli.h"
 
@@ -9,20 +10,32 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: isopredict convert [--from FORMAT] [--to json|dot] "
+    fputs("usage: isopredict convert [--from FORMAT] [--to json|dot|elle] "
           "[--lenient] IN OUT\n"
           "Convert the trace IN to OUT ('-' = stdout); OUT must not exist.\n"
           "  --from FORMAT  auto (default), json, isopredict-text, plume, "
-          "awdit-test,\n                   dbcop, cobra (a directory)\n"
-          "  --to FORMAT    json (default) or dot\n"
+          "awdit-test,\n                   dbcop, elle, cobra (a directory)\n"
+          "  --to FORMAT    json (default), dot or elle (a Jepsen "
+          "rw-register history)\n"
           "  --lenient      keep read-consistency anomalies instead of "
           "rejecting the trace\n", out);
 }
 
 static bool write_trace(const ip_trace *t, ip_format to, FILE *out)
 {
-    return to == IP_FMT_DOT ? ip_write_dot(t, NULL, 0, out)
-                            : ip_write_json(t, out);
+    switch (to) {
+    case IP_FMT_DOT: return ip_write_dot(t, NULL, 0, out);
+    case IP_FMT_ELLE: return ip_write_elle(t, out);
+    default: return ip_write_json(t, out);
+    }
+}
+
+/* EDN names a read's writer by value only: say which reads that loses. */
+static void warn_losses(const ip_trace *t, ip_format to, const char *outp)
+{
+    char why[512];
+    if (to == IP_FMT_ELLE && ip_elle_losses(t, why, sizeof why))
+        fprintf(stderr, "isopredict convert: warning: %s: %s\n", outp, why);
 }
 
 int cmd_convert(int argc, char **argv)
@@ -43,9 +56,10 @@ int cmd_convert(int argc, char **argv)
                 CLI_GO_ON)
                 return r;
         } else if (!ip_format_parse(optarg, &to) ||
-                   (to != IP_FMT_JSON && to != IP_FMT_DOT)) {
+                   (to != IP_FMT_JSON && to != IP_FMT_DOT &&
+                    to != IP_FMT_ELLE)) {
             return cli_usage_error("convert", "cannot write format '%s'"
-                                   " (json or dot)", optarg);
+                                   " (json, dot or elle)", optarg);
         }
     }
     if (argc - optind != 2)
@@ -57,8 +71,10 @@ int cmd_convert(int argc, char **argv)
     if (!t)
         return status;
     cli_file *out = cli_create_file(outp, &status);
-    if (out)
+    if (out) {
+        warn_losses(t, to, outp);
         status = cli_close_file(out, write_trace(t, to, out->f));
+    }
     ip_trace_free(t);
     return status;
 }

@@ -56,6 +56,7 @@ void ip_builder_free(ip_builder *b)
     free(b->sessions);
     free(b->txns);
     free(b->cands);
+    free(b->orders);
     free(b->ops);
     free(b->op_line);
     free(b->op_extra);
@@ -513,6 +514,19 @@ void bld_locate(const ip_builder *b, const ip_trace *t, uint32_t i,
         snprintf(buf, n, "%s: sessions[%u].transactions[%u].ops[%u]%s%s",
                  b->file, x->session, x->index, i - x->op_first,
                  field ? "." : "", field ? field : "");
+}
+
+bool ip_builder_incompatible_order(ip_builder *b, uint32_t txn, uint32_t op,
+                                   uint32_t other_txn, uint32_t other_op,
+                                   ip_error *err)
+{
+    const uint32_t q[4] = {txn, op, other_txn, other_op};
+    for (int i = 0; i < 4; i++)
+        if (!BLD_GROW(b->orders, b->n_orders, b->cap_orders))
+            return oom(err), false;
+        else
+            b->orders[b->n_orders++] = q[i];
+    return true;
 }
 
 bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,

@@ -301,7 +301,8 @@ static bool anomaly(finisher *f, const read_ctx *r, ip_anomaly_kind kind,
     if (!BLD_GROW(t->anomalies, t->n_anomalies, f->cap_anomalies))
         return fail_oom(f);
     t->anomalies[t->n_anomalies++] =
-        (ip_anomaly){.kind = (uint8_t)kind, .op = r->op, .writer = writer};
+        (ip_anomaly){.kind = (uint8_t)kind, .op = r->op, .writer = writer,
+                     .other = IP_NONE};
     f->anomalous[r->op] = 1;
     t->ops[r->op].from = writer;
     return true;
@@ -932,6 +933,52 @@ static bool derive_writer_lists(finisher *f)
     return true;
 }
 
+/* ---- incompatible orders ------------------------------------------------ */
+
+/* The final op of (handle, index among its ops), or IP_NONE when there is
+ * none such. */
+static uint32_t final_op(const finisher *f, uint32_t h, uint32_t k)
+{
+    if (h == 0 || h >= f->b->n_txns)
+        return IP_NONE;
+    const ip_txn *x = &f->t->txns[f->final_of[h]];
+    return k < x->op_count ? x->op_first + k : IP_NONE;
+}
+
+/* The incompatible orders a reader gave (ip_builder_incompatible_order):
+ * errors in strict mode, anomalies in lenient mode. */
+static bool record_orders(finisher *f)
+{
+    ip_trace *t = f->t;
+    const uint32_t *q = f->b->orders;
+    for (uint32_t i = 0; i + 4 <= f->b->n_orders; i += 4) {
+        uint32_t a = final_op(f, q[i], q[i + 1]),
+                 o = final_op(f, q[i + 2], q[i + 3]);
+        if (a == IP_NONE || o == IP_NONE || t->ops[a].kind != IP_READ ||
+            t->ops[o].kind != IP_READ || t->ops[a].key != t->ops[o].key)
+            return ip_fail(f->err, "%s: an incompatible order names ops "
+                           "that are not two reads of one key", f->b->file);
+        if (!ip_committed(t, t->ops[a].txn) || !ip_committed(t, t->ops[o].txn))
+            continue;
+        if (f->b->mode == IP_STRICT) {
+            char where[320], other[320];
+            bld_locate(f->b, t, a, NULL, where, sizeof where);
+            bld_locate(f->b, t, o, NULL, other, sizeof other);
+            return ip_fail(f->err, "%s: %s reads key '%s' in an order that "
+                           "contradicts %s's read at %s (incompatible "
+                           "order)", where, ip_txn_name(t, t->ops[a].txn),
+                           ip_key_name(t, t->ops[a].key),
+                           ip_txn_name(t, t->ops[o].txn), other);
+        }
+        if (!BLD_GROW(t->anomalies, t->n_anomalies, f->cap_anomalies))
+            return fail_oom(f);
+        t->anomalies[t->n_anomalies++] = (ip_anomaly){
+            .kind = IP_AN_INCOMPATIBLE_ORDER, .op = a,
+            .writer = t->ops[a].from, .other = o};
+    }
+    return true;
+}
+
 /* ---- finish ------------------------------------------------------------- */
 
 static bool has_committed(const ip_builder *b)
@@ -976,7 +1023,7 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
     f.slot = calloc(nk, sizeof *f.slot);
     bool ok = f.t && f.stamp && f.slot && number_txns(&f) && group_ops(&f) &&
               adopt_strings(&f) && index_writes(&f) &&
-              resolve_reads(&f) &&
+              resolve_reads(&f) && record_orders(&f) &&
               derive_events(&f) && derive_writer_lists(&f);
     if (!f.t || !f.stamp || !f.slot)
         ip_oom(err, "out of memory");

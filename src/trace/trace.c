@@ -40,6 +40,7 @@ const char *ip_anomaly_name(ip_anomaly_kind kind)
     case IP_AN_FUTURE_READ: return "future read";
     case IP_AN_NOT_OWN_WRITE: return "not own write";
     case IP_AN_NOT_LATEST_WRITE: return "not latest write";
+    case IP_AN_INCOMPATIBLE_ORDER: return "incompatible order";
     }
     return "unknown anomaly";
 }

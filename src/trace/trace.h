@@ -189,14 +189,20 @@ typedef enum {
     IP_AN_ABORTED_READ,    /* reads a write of an aborted transaction */
     IP_AN_FUTURE_READ,     /* reads its own transaction's later write */
     IP_AN_NOT_OWN_WRITE,   /* wrote the key earlier, read another's write */
-    IP_AN_NOT_LATEST_WRITE /* reads a write that is not the writer's last
+    IP_AN_NOT_LATEST_WRITE, /* reads a write that is not the writer's last
                               (or, own txn, not its latest) to the key */
+    IP_AN_INCOMPATIBLE_ORDER /* two reads of a key saw versions in orders
+                                that no one version order extends (Elle's
+                                list-append lists; ip_builder_incompatible_
+                                order): a violation of every level */
 } ip_anomaly_kind;
 
 typedef struct ip_anomaly {
     uint8_t kind;          /* ip_anomaly_kind */
     uint32_t op;           /* the offending read */
     uint32_t writer;       /* txn it read from, IP_NONE if none matched */
+    uint32_t other;        /* IP_AN_INCOMPATIBLE_ORDER only: the read whose
+                              order op's contradicts (an op index) */
 } ip_anomaly;
 
 const char *ip_anomaly_name(ip_anomaly_kind kind);
@@ -402,6 +408,18 @@ typedef enum {
 } ip_extra_at;
 bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,
                       const char *json, ip_error *err);
+
+/* Two reads whose versions of one key come in orders no version order
+ * extends (Elle's list-append reads: neither list is a prefix of the
+ * other): op `op` (its index among the ops added to transaction `txn`)
+ * and op `other_op` of `other_txn`, both reads of one key by committed
+ * transactions.  Finish reports it as it does the other anomalies (strict:
+ * an input error naming both lines; lenient: IP_AN_INCOMPATIBLE_ORDER).
+ * The model keeps no version order: this is how a reader that knows one
+ * says that it is contradictory.  False (err set) when out of memory. */
+bool ip_builder_incompatible_order(ip_builder *b, uint32_t txn, uint32_t op,
+                                   uint32_t other_txn, uint32_t other_op,
+                                   ip_error *err);
 
 /* The initial value of every key, as JSON scalar text ("null" unless set;
  * plume and awdit use "0").  A read resolved by value that matches it may

@@ -21,9 +21,18 @@ static void print_anomaly(const ip_trace *t, const ip_anomaly *a, FILE *out)
     if (ip_op_line(t, a->op))
         fprintf(out, ", line %u", ip_op_line(t, a->op));
     if (a->writer != IP_NONE)
-        fprintf(out, ") from %s\n", ip_txn_name(t, a->writer));
+        fprintf(out, ") from %s", ip_txn_name(t, a->writer));
     else
-        fprintf(out, ") from no write\n");
+        fprintf(out, ") from no write");
+    if (a->kind == IP_AN_INCOMPATIBLE_ORDER) {
+        const ip_op *o = &t->ops[a->other];
+        fprintf(out, ", in an order that contradicts %s's read (op %u",
+                ip_txn_name(t, o->txn), a->other - t->txns[o->txn].op_first);
+        if (ip_op_line(t, a->other))
+            fprintf(out, ", line %u", ip_op_line(t, a->other));
+        fputc(')', out);
+    }
+    fputc('\n', out);
 }
 
 /* Why the inferred edge t2 -> t1 holds, in the words of the axiom. */

@@ -11,6 +11,7 @@
  *   awdit-test       yes          read_awdit.c
  *   dbcop            yes          read_dbcop.c (history.bincode)
  *   cobra            yes          read_cobra.c (a directory of *.log)
+ *   elle             yes   yes    read_elle.c (+ edn.c), write_elle.c
  *   dot                    yes    write_dot.c
  *
  * A new format is a reader (or writer) file here, its ip_format, its name
@@ -45,13 +46,14 @@ typedef enum {
     IP_FMT_AWDIT_TEST,
     IP_FMT_DBCOP,        /* dbcop's history.bincode */
     IP_FMT_COBRA,        /* a directory of Cobra client logs */
+    IP_FMT_ELLE,         /* a Jepsen history in EDN, as Elle reads it */
     IP_FMT_DOT           /* write only */
 } ip_format;
 
 /* ---- detect ------------------------------------------------------------- */
 
 /* "json", "isopredict-text", "plume", "awdit-test", "dbcop", "cobra",
- * "dot", "auto"; returns false for an unknown name. */
+ * "elle", "dot", "auto"; returns false for an unknown name. */
 bool ip_format_parse(const char *name, ip_format *out);
 const char *ip_format_name(ip_format f);
 
@@ -85,6 +87,14 @@ ip_trace *ip_read_cobra(const char *dir, ip_mode mode, ip_error *err);
 ip_trace *ip_read_cobra_logs(const char *dir, const char *const *names,
                              const char *const *data, const size_t *len,
                              uint32_t n, ip_mode mode, ip_error *err);
+
+/* A Jepsen history (EDN): operation maps, one a line or in a vector, of
+ * Elle's rw-register or list-append transactions; TRACE_FORMAT.md says
+ * how it maps to the model.  Nemesis and other non-:txn ops are skipped,
+ * :info transactions nobody observed left out (counted in the trace's
+ * "meta").  Errors name file:line:column. */
+ip_trace *ip_read_elle(const char *path, const char *data, size_t len,
+                       ip_mode mode, ip_error *err);
 
 /* The whole file at `path` ("-": standard input) in a malloc'ed buffer,
  * NUL-terminated (not counted in *len); NULL with err set ("cannot open",
@@ -125,5 +135,21 @@ typedef struct ip_dot_edge {
 
 bool ip_write_dot(const ip_trace *t, const ip_dot_edge *extra, size_t n_extra,
                   FILE *out);
+
+/* A Jepsen rw-register history in EDN (Elle's format): for every
+ * transaction, in session order, an :invoke and its :ok (committed) or
+ * :fail (aborted) completion; each session a :process (its index), every
+ * op an :index, keys and values as EDN scalars.  A read is written with
+ * the value its writer wrote (nil for the initial transaction), so that a
+ * reader resolving by value finds it again when values are unique per
+ * key; ip_elle_losses says where they are not. */
+bool ip_write_elle(const ip_trace *t, FILE *out);
+
+/* What an EDN history of t cannot say, as a sentence into buf (empty
+ * when nothing): reads whose writer another write of the same (key,
+ * value) would hide, reads of a null value, ambiguous reads, read
+ * anomalies, aborted transactions' reads of the initial state (which
+ * read back as unknown).  Returns how many reads are concerned. */
+uint32_t ip_elle_losses(const ip_trace *t, char *buf, size_t n);
 
 #endif
