@@ -150,17 +150,21 @@ static uint32_t key_of(elle_reader *r, const edn_node *n)
     }
 }
 
-/* s[0, n) as a JSON string into buf (room for 6 n + 3). */
+/* s[0, n) as a JSON string into buf (room for 6 n + 3), escaped as the
+ * JSON writer (cJSON) prints it, so that values compare equal as text
+ * whichever format they came from. */
 static size_t json_string(const char *s, size_t n, char *buf)
 {
+    static const char short_escape[] = "\bb\ff\nn\rr\tt\"\"\\\\";
     size_t k = 0;
     buf[k++] = '"';
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
+        const char *e = c ? strchr(short_escape, c) : NULL;
+        if (e && (e - short_escape) % 2 == 0) {
             buf[k++] = '\\';
-            buf[k++] = (char)c;
-        } else if (c < 0x20 || c == 0x7f) {
+            buf[k++] = e[1];
+        } else if (c < 0x20) {
             k += (size_t)snprintf(buf + k, 7, "\\u%04x", c);
         } else {
             buf[k++] = (char)c;

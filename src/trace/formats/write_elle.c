@@ -4,7 +4,8 @@
  *
  * Every transaction, session after session, becomes an :invoke (reads
  * nil) and its completion (:ok, or :fail when aborted), one map a line,
- * with :process the session's index and :index counting the lines from 0;
+ * with :process the session's number (sessions without transactions are
+ * not counted) and :index counting the lines from 0;
  * the reader (read_elle.c) names the transaction "t" and its invocation's
  * :index.  Keys are written as integers, keywords or strings so that they
  * read back to the same name; values as EDN scalars that read back to the
@@ -132,7 +133,10 @@ static void put_txn(FILE *out, const ip_trace *t, uint32_t x, bool invoke)
 bool ip_write_elle(const ip_trace *t, FILE *out)
 {
     uint64_t index = 0;
-    for (uint32_t s = 0; s < t->n_sessions; s++) {
+    /* processes count the sessions that have a transaction: an empty one
+     * leaves nothing in EDN */
+    for (uint32_t s = 0, process = 0; s < t->n_sessions;
+         process += t->sessions[s++].txn_count > 0) {
         const ip_session *se = &t->sessions[s];
         for (uint32_t x = se->txn_first; x < se->txn_first + se->txn_count;
              x++) {
@@ -141,7 +145,7 @@ bool ip_write_elle(const ip_trace *t, FILE *out)
                                    : ip_committed(t, x) ? ":ok" : ":fail";
                 fprintf(out, "{:type %s, :f :txn, :value ", type);
                 put_txn(out, t, x, half == 0);
-                fprintf(out, ", :process %u, :index %llu}\n", s,
+                fprintf(out, ", :process %u, :index %llu}\n", process,
                         (unsigned long long)index++);
             }
         }
