@@ -159,7 +159,8 @@ static bool scan_int(edn_parser *p, const char *s, const char *e,
             return false;
         unsigned d = (unsigned)(*q - '0');
         if (v > (lim - d) / 10) {
-            *bad = fail(p, s, "integer out of range (64 bits)");
+            fail(p, s, "integer out of range (64 bits)");
+            *bad = true;
             return false;
         }
         v = v * 10 + d;
