@@ -57,25 +57,16 @@ run "dot" 0 "$BIN" dot si-without-g-single.edn && contains out "digraph"
 run "predict" 1 "$BIN" predict --model causal --out preds si-without-g-single.edn
 
 # ---- anomalies by name, errors by line and column ---------------------------
-cat > inc.edn <<'EDN'
-{:type :invoke, :f :txn, :value [[:append :x 1]], :process 0}
-{:type :ok, :f :txn, :value [[:append :x 1]], :process 0}
-{:type :invoke, :f :txn, :value [[:append :x 2]], :process 1}
-{:type :ok, :f :txn, :value [[:append :x 2]], :process 1}
-{:type :invoke, :f :txn, :value [[:r :x nil]], :process 2}
-{:type :ok, :f :txn, :value [[:r :x [1 2]]], :process 2}
-{:type :invoke, :f :txn, :value [[:r :x nil]], :process 3}
-{:type :ok, :f :txn, :value [[:r :x [2 1]]], :process 3}
-EDN
+cp "$TESTS_DIR/cli_elle/incompatible.edn" inc.edn
 for l in rc ser; do
     run "incompatible $l" 1 "$BIN" check --level $l inc.edn &&
-        contains out "incompatible order: line7 reads :x (op 0, line 8)" &&
-        contains out "line5's read (op 0, line 6)"
+        contains out "incompatible order: line8 reads :x (op 0, line 9)" &&
+        contains out "line6's read (op 0, line 7)"
 done
 run "incompatible json" 1 "$BIN" check --level si --json inc.edn &&
     contains out '"kind":	"incompatible order"'
 run "incompatible strict" 2 "$BIN" stats inc.edn &&
-    contains err "inc.edn:8: line7 reads key ':x'" && contains err "inc.edn:6"
+    contains err "inc.edn:9: line8 reads key ':x'" && contains err "inc.edn:7"
 
 cat > g1a.edn <<'EDN'
 [{:type :invoke, :f :txn, :value [[:w "k" 1]], :process 0}

@@ -51,21 +51,6 @@ static bool round_trips(const ip_trace *t, ip_mode mode, char *why, size_t n)
     return ok;
 }
 
-/* t as EDN (ip_write_elle) in a malloc'ed buffer, or NULL. */
-static char *elle_text(const ip_trace *t, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (!f)
-        return NULL;
-    bool ok = ip_write_elle(t, f);
-    if (fclose(f) != 0 || !ok) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 /* Where txn x is, names aside: its session's number among the sessions
  * that have transactions, and its index there (txn 0: 0, 0). */
 static uint64_t place(const ip_trace *t, uint32_t x)
@@ -124,7 +109,7 @@ static bool elle_round_trips(const ip_trace *t, ip_mode mode, char *why,
     ip_error err = {0};
     bool ok = true;
     for (int i = 0; ok && i < 3; i++) {
-        edn[i] = elle_text(i ? u[i - 1] : t, &len[i]);
+        edn[i] = trace_elle_text(i ? u[i - 1] : t, &len[i]);
         if (!edn[i])
             ok = broken(why, n, "ip_write_elle failed (trip %d)", i);
         else if (i < 2 && !(u[i] = ip_read_elle("rt.edn", edn[i], len[i],

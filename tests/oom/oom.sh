@@ -44,6 +44,12 @@ run() {   # run DIR: the command, run in DIR, its outputs there
                   "$BIN" check --json --level ser "$TRACES/ambiguous.json" |
                       sed '/"seconds"/d' ;;
     convert)      "$BIN" convert "$T" c.json && cat c.json ;;
+    convert_elle) # a Jepsen history (EDN reader) written as EDN
+                  "$BIN" convert --to elle "$TESTS_DIR/fuzz/seeds/small.edn" c.edn &&
+                      cat c.edn ;;
+    check_elle)   # an incompatible order (list-append), as an anomaly
+                  "$BIN" check --json --level ser "$TESTS_DIR/cli_elle/incompatible.edn" |
+                      sed '/"seconds"/d' ;;
     dot)          "$BIN" dot --out d.dot "$T" && cat d.dot ;;
     validate)     "$BIN" validate --json --app "$APPS/bank" "$V" > v.json
                   local vst=$?

@@ -350,18 +350,6 @@ static void test_detect(void)
     CU_ASSERT_STRING_EQUAL(ip_format_name(IP_FMT_ELLE), "elle");
 }
 
-/* t written as EDN, in a malloc'ed string. */
-static char *elle_text(const ip_trace *t)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_TRUE(ip_write_elle(t, f));
-    fclose(f);
-    return buf;
-}
-
 /* Keys and values of every kind read back to the same text; an aborted
  * transaction is a :fail; losses are named. */
 static void test_writer(void)
@@ -387,7 +375,9 @@ static void test_writer(void)
     ip_trace *t = ip_read_buffer("w.json", json, strlen(json), IP_FMT_JSON,
                                  IP_STRICT, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    char *text = elle_text(t);
+    size_t len;
+    char *text = trace_elle_text(t, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "[:w 12 :kw] [:w :x 1.5] "
                                   "[:w \"acct:7\" \"q\\\"\\n\"] "
                                   "[:w \"007\" true]"));
