@@ -30,12 +30,15 @@ static bool write_trace(const ip_trace *t, ip_format to, FILE *out)
     }
 }
 
-/* EDN names a read's writer by value only: say which reads that loses. */
-static void warn_losses(const ip_trace *t, ip_format to, const char *outp)
+/* EDN names a read's writer by value only: say which reads that loses.
+ * False when out of memory (cli_close_file says it). */
+static bool warn_losses(const ip_trace *t, ip_format to, const char *outp)
 {
     char why[512];
-    if (to == IP_FMT_ELLE && ip_elle_losses(t, why, sizeof why))
+    uint32_t lost = to == IP_FMT_ELLE ? ip_elle_losses(t, why, sizeof why) : 0;
+    if (lost && lost != UINT32_MAX)
         fprintf(stderr, "isopredict convert: warning: %s: %s\n", outp, why);
+    return lost != UINT32_MAX;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -71,10 +74,9 @@ int cmd_convert(int argc, char **argv)
     if (!t)
         return status;
     cli_file *out = cli_create_file(outp, &status);
-    if (out) {
-        warn_losses(t, to, outp);
-        status = cli_close_file(out, write_trace(t, to, out->f));
-    }
+    if (out)
+        status = cli_close_file(out, warn_losses(t, to, outp) &&
+                                         write_trace(t, to, out->f));
     ip_trace_free(t);
     return status;
 }

@@ -309,6 +309,7 @@ static void test_errors(void)
         {"{:x 1x2}", "t.txt:1:5", "bad number"},
         {"{:x #}", "t.txt:1:5", "starts no set"},
         {"{:x ::y}", "t.txt:1:5", "bad keyword"},
+        {"{:x :a\001b}", "t.txt:1:5", "bad keyword ':a?b'"},
         {"{:x ^y}", "t.txt:1:5", "unexpected character"},
         {"[{:type :invoke :process 1 :value []}]\n)", "t.txt:2:1",
          "')' closes nothing"},

@@ -194,6 +194,26 @@ static bool is_float(const char *s, const char *e)
     return digits;
 }
 
+/* The first byte of [s, e) that no keyword or symbol may hold, or NULL. */
+static const char *bad_char(const char *s, const char *e)
+{
+    for (const char *q = s; q < e; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f || *q == '\\' ||
+            *q == '^' || *q == '@' || *q == '`' || *q == '~')
+            return q;
+    return NULL;
+}
+
+/* [s, e) for a message: at most 40 bytes, unprintable ones as '?'. */
+static const char *excerpt(const char *s, const char *e, char buf[48])
+{
+    size_t n = (size_t)(e - s) > 40 ? 40 : (size_t)(e - s);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+    buf[n] = '\0';
+    return buf;
+}
+
 /* A token up to the next delimiter: a number, nil/true/false, a keyword
  * or a symbol. */
 static bool parse_atom(edn_parser *p)
@@ -209,10 +229,11 @@ static bool parse_atom(edn_parser *p)
     p->p = e;
     bool bad = false;
     size_t len = (size_t)(e - s);
+    char ex[48];
+    const char *q = bad_char(s + (*s == ':' || *s == '\\'), e);
     if (*s == ':') {
-        if (len == 1 || s[1] == ':')
-            return fail(p, s, "bad keyword '%.*s'", (int)(len > 40 ? 40 : len),
-                        s);
+        if (len == 1 || s[1] == ':' || q)
+            return fail(p, s, "bad keyword '%s'", excerpt(s, e, ex));
         n->type = EDN_KEYWORD;
     } else if (*s == '\\') {
         if (len == 1 && e < p->end)
@@ -229,20 +250,16 @@ static bool parse_atom(edn_parser *p)
     } else if ((*s >= '0' && *s <= '9') ||
                ((*s == '+' || *s == '-') && len > 1 && s[1] >= '0' &&
                 s[1] <= '9')) {
-        return fail(p, s, "bad number '%.*s'", (int)(len > 40 ? 40 : len), s);
+        return fail(p, s, "bad number '%s'", excerpt(s, e, ex));
     } else if (len == 3 && !memcmp(s, "nil", 3)) {
         n->type = EDN_NIL;
     } else if (len == 4 && !memcmp(s, "true", 4)) {
         n->type = EDN_TRUE;
     } else if (len == 5 && !memcmp(s, "false", 5)) {
         n->type = EDN_FALSE;
-    } else {
-        for (const char *q = s; q < e; q++)
-            if ((unsigned char)*q < 0x20 || *q == 0x7f ||
-                *q == '\\' || *q == '^' || *q == '@' || *q == '`' ||
-                *q == '~')
-                return fail(p, q, "unexpected character '%c'",
-                                *q >= 0x20 && *q < 0x7f ? *q : '?');
+    } else if (q) {
+        return fail(p, q, "unexpected character '%c'",
+                    *q >= 0x20 && *q < 0x7f ? *q : '?');
     }
     return true;
 }

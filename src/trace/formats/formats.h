@@ -149,7 +149,8 @@ bool ip_write_elle(const ip_trace *t, FILE *out);
  * when nothing): reads whose writer another write of the same (key,
  * value) would hide, reads of a null value, ambiguous reads, read
  * anomalies, aborted transactions' reads of the initial state (which
- * read back as unknown).  Returns how many reads are concerned. */
+ * read back as unknown).  Returns how many reads are concerned, or
+ * UINT32_MAX when out of memory (buf says so). */
 uint32_t ip_elle_losses(const ip_trace *t, char *buf, size_t n);
 
 #endif

@@ -30,15 +30,18 @@ static bool integer_text(const char *s)
     return strspn(d, "0123456789") == n;
 }
 
-/* Is s a keyword the reader takes back as it is (":name")? */
-static bool keyword_text(const char *s)
+/* Is s[0, n) a keyword the reader takes back as it is (":name")? */
+static bool keyword_text(const char *s, size_t n)
 {
     static const char more[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
                                "TUVWXYZ0123456789*+!-_?<>=./";
-    if (s[0] != ':' || !s[1] || !strchr(more, s[1]) ||
+    if (n < 2 || s[0] != ':' || !s[1] || !strchr(more, s[1]) ||
         (s[1] >= '0' && s[1] <= '9'))
         return false;
-    return strspn(s + 1, more) == strlen(s + 1);
+    for (size_t i = 1; i < n; i++)
+        if (!s[i] || !strchr(more, s[i]))
+            return false;
+    return true;
 }
 
 /* s as an EDN string (the escapes JSON and EDN share). */
@@ -61,7 +64,7 @@ static void put_string(FILE *out, const char *s, size_t n)
 
 static void put_key(FILE *out, const char *name)
 {
-    if (integer_text(name) || keyword_text(name))
+    if (integer_text(name) || keyword_text(name, strlen(name)))
         fputs(name, out);
     else
         put_string(out, name, strlen(name));
@@ -81,19 +84,9 @@ static void put_value(FILE *out, const char *json)
         return;
     }
     size_t n = strlen(json);
-    bool plain = !memchr(json + 1, '\\', n - 2);
-    if (plain && json[1] == ':') {
-        char *kw = malloc(n - 1);
-        if (kw) {
-            memcpy(kw, json + 1, n - 2);
-            kw[n - 2] = '\0';
-            bool is_kw = keyword_text(kw);
-            free(kw);
-            if (is_kw) {
-                fwrite(json + 1, 1, n - 2, out);
-                return;
-            }
-        }
+    if (n >= 2 && keyword_text(json + 1, n - 2)) {   /* no escapes in it */
+        fwrite(json + 1, 1, n - 2, out);
+        return;
     }
     for (const char *p = json; *p; p++) {
         if (p[0] == '\\' && p[1] == '/')
@@ -207,8 +200,8 @@ uint32_t ip_elle_losses(const ip_trace *t, char *buf, size_t n)
     uint32_t lost = 0, first = IP_NONE;
     if (!count_writes(t, &count)) {
         ip_idmap_free(&count);
-        snprintf(buf, n, "out of memory while checking what EDN can say");
-        return 1;
+        snprintf(buf, n, "out of memory");
+        return UINT32_MAX;
     }
     for (uint32_t x = 1; x < t->n_txns; x++) {
         const ip_txn *tx = &t->txns[x];
