@@ -30,10 +30,28 @@ static bool write_trace(const ip_trace *t, ip_format to, FILE *out)
     }
 }
 
-/* EDN names a read's writer by value only: say which reads that loses.
- * False when out of memory (cli_close_file says it). */
+/* Keys with a known version order (ip_trace.key_order_*). */
+static uint32_t ordered_keys(const ip_trace *t)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; ip_trace_has_versions(t) && k < t->n_keys; k++)
+        n += t->key_order_first[k + 1] > t->key_order_first[k];
+    return n;
+}
+
+/* EDN names a read's writer by value only: say which reads that loses;
+ * no output format keeps known version orders: say that too.  False when
+ * out of memory (cli_close_file says it). */
 static bool warn_losses(const ip_trace *t, ip_format to, const char *outp)
 {
+    uint32_t keys = to == IP_FMT_DOT ? 0 : ordered_keys(t);
+    if (keys)
+        fprintf(stderr, "isopredict convert: warning: %s: the known version "
+                "order%s of %u key%s (list-append reads) %s not kept: %s has "
+                "no place for %s\n", outp, keys == 1 ? "" : "s", keys,
+                keys == 1 ? "" : "s", keys == 1 ? "is" : "are",
+                to == IP_FMT_ELLE ? "an rw-register history" : "JSON",
+                keys == 1 ? "it" : "them");
     char why[512];
     uint32_t lost = to == IP_FMT_ELLE ? ip_elle_losses(t, why, sizeof why) : 0;
     if (lost && lost != UINT32_MAX)

@@ -57,6 +57,7 @@ void ip_builder_free(ip_builder *b)
     free(b->txns);
     free(b->cands);
     free(b->orders);
+    free(b->versions);
     free(b->ops);
     free(b->op_line);
     free(b->op_extra);
@@ -526,6 +527,22 @@ bool ip_builder_incompatible_order(ip_builder *b, uint32_t txn, uint32_t op,
             return oom(err), false;
         else
             b->orders[b->n_orders++] = q[i];
+    return true;
+}
+
+bool ip_builder_version_order(ip_builder *b, const char *key,
+                              const uint32_t *writers, uint32_t n,
+                              ip_error *err)
+{
+    uint32_t sid = bld_intern(b, key);
+    if (sid == IP_NONE)
+        return oom(err), false;
+    for (uint32_t i = 0; i < n + 2; i++)
+        if (!BLD_GROW(b->versions, b->n_versions, b->cap_versions))
+            return oom(err), false;
+        else
+            b->versions[b->n_versions++] = i == 0 ? sid
+                                           : i == 1 ? n : writers[i - 2];
     return true;
 }
 

@@ -148,6 +148,20 @@ typedef struct ip_trace {
     uint32_t *key_writer;
     uint32_t *key_writer_event;   /* parallel: the write event index */
 
+    /* Known version orders (optional: NULL unless the input gave one, as
+     * Elle's list-append reads do; ip_builder_version_order).  For key k,
+     * key_order[key_order_first[k] .. key_order_first[k+1]) are committed
+     * writers of k other than txn 0, each once, in version order: the
+     * versions right after txn 0's initial write, as far as the input
+     * showed them.  The writers of k not listed come after the listed ones
+     * in an unknown order (a list read shows every append installed
+     * before it).  key_order_pos, parallel to key_writer, is each writer's
+     * index in its key's order, IP_NONE when it is not listed (txn 0
+     * included).  Read them with ip_version_cmp. */
+    uint32_t *key_order_first;    /* n_keys + 1 entries, or NULL */
+    uint32_t *key_order;
+    uint32_t *key_order_pos;
+
     /* per txn sorted written keys and their write event indices */
     uint32_t *wkeys;
     uint32_t *wkey_event;
@@ -277,6 +291,22 @@ bool ip_read_may_see(const ip_trace *t, uint32_t e, uint32_t writer);
 /* "N reads have several candidate writers (the first: ...)", naming the
  * first ambiguous read's transaction, key and candidates, into buf. */
 void ip_ambiguous_message(const ip_trace *t, char *buf, size_t n);
+
+/* Does the trace carry known version orders (key_order_*)? */
+static inline bool ip_trace_has_versions(const ip_trace *t)
+{
+    return t->key_order_first != NULL;
+}
+
+/* Is a before b in key's known version order: 1 when it is, -1 when b is
+ * before a, 0 when nothing is known (no order, a == b, or neither is a
+ * listed writer nor txn 0).  Both should write key.  O(log writers). */
+int ip_version_cmp(const ip_trace *t, uint32_t key, uint32_t a, uint32_t b);
+
+/* Does an order of the committed transactions (pos[x]: x's place, every
+ * committed writer placed) put each key's writers as its known version
+ * order says?  True when the trace has none. */
+bool ip_versions_respected(const ip_trace *t, const uint32_t *pos);
 
 /* Number of committed transactions other than txn 0. */
 uint32_t ip_committed_count(const ip_trace *t);
@@ -409,14 +439,25 @@ typedef enum {
 bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,
                       const char *json, ip_error *err);
 
+/* A known version order of key (its name): writers[0..n) are handles of
+ * committed transactions that write it, each once, the first versions
+ * after the initial one in order (see ip_trace.key_order_*: the writers
+ * not listed follow them).  At most one order per key.  Finish reports a
+ * handle that is not a committed writer of key, or a repeated one, as an
+ * input error.  False (err set) when out of memory. */
+bool ip_builder_version_order(ip_builder *b, const char *key,
+                              const uint32_t *writers, uint32_t n,
+                              ip_error *err);
+
 /* Two reads whose versions of one key come in orders no version order
  * extends (Elle's list-append reads: neither list is a prefix of the
  * other): op `op` (its index among the ops added to transaction `txn`)
  * and op `other_op` of `other_txn`, both reads of one key by committed
  * transactions.  Finish reports it as it does the other anomalies (strict:
  * an input error naming both lines; lenient: IP_AN_INCOMPATIBLE_ORDER).
- * The model keeps no version order: this is how a reader that knows one
- * says that it is contradictory.  False (err set) when out of memory. */
+ * The model keeps one version order per key (ip_builder_version_order):
+ * this is how a reader that saw several says that they contradict each
+ * other.  False (err set) when out of memory. */
 bool ip_builder_incompatible_order(ip_builder *b, uint32_t txn, uint32_t op,
                                    uint32_t other_txn, uint32_t other_op,
                                    ip_error *err);

@@ -66,7 +66,9 @@ static void print_edge(const ip_trace *t, ip_level lvl, const ip_edge *e,
     case IP_EDGE_WW:
         fprintf(out, "    %s -ww(%s)-> %s: both write %s%s\n", from,
                 ip_key_name(t, e->key), to, ip_key_name(t, e->key),
-                e->forced ? " (order forced)" : "");
+                ip_version_cmp(t, e->key, e->from, e->to) > 0
+                    ? " (the known version order)"
+                    : e->forced ? " (order forced)" : "");
         break;
     case IP_EDGE_RW:
         fprintf(out, "    %s -rw(%s)-> %s: %s reads %s from %s%s, "

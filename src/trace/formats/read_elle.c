@@ -32,8 +32,14 @@
  *     value (ambiguous read, or a thin-air read: Elle's garbage read).
  *   - list-append: two committed reads of a key whose lists are not
  *     prefixes of one another are an incompatible order (an anomaly).
- *     The version order the lists give is not otherwise kept: the model
- *     has no place for it.
+ *     The longest committed list read of each key gives its known version
+ *     order (ip_builder_version_order): the appenders of its elements in
+ *     list order, up to the first element whose appender is not one
+ *     committed transaction (written by nobody, by several, by an aborted
+ *     one) or that repeats an earlier appender after another one (a
+ *     transaction's appends interleaved with another's: kept out, the
+ *     model has one version per transaction and key).  Consecutive
+ *     elements of one transaction are one version.
  */
 #include "edn.h"
 #include "formats.h"
@@ -642,8 +648,60 @@ static uint32_t added_index(const elle_reader *r, const el_txn *t,
     return k;
 }
 
+/* The known version order list read `mop` (of a kept committed txn)
+ * shows: its elements' appenders, as far as they are known (see the head
+ * comment), into hs; mark[txn] == stamp says txn is already in it. */
+static uint32_t list_writers(const elle_reader *r, const el_mop *op,
+                             uint32_t *hs, uint32_t *mark, uint32_t stamp)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < op->elem_count; i++) {
+        uint32_t w = ip_idmap_get(&r->writer,
+                                  kv(op->key, r->elems[op->elem_first + i]));
+        if (w >= r->n_txns || r->txns[w].handle == IP_NONE ||
+            r->txns[w].type == EL_FAIL)
+            break;
+        if (n && hs[n - 1] == r->txns[w].handle)
+            continue;
+        if (mark[w] == stamp)
+            break;
+        mark[w] = stamp;
+        hs[n++] = r->txns[w].handle;
+    }
+    return n;
+}
+
+/* Every key's longest committed list read as its version order. */
+static bool add_versions(elle_reader *r, ip_builder *b, const ip_idmap *longest)
+{
+    uint32_t *mark = calloc(r->n_txns ? r->n_txns : 1, sizeof *mark);
+    uint32_t *hs = malloc((r->n_elems ? r->n_elems : 1) * sizeof *hs);
+    bool ok = mark && hs;
+    uint32_t stamp = 0;
+    for (uint32_t d = 0; ok && d < r->n_done; d++) {
+        const el_txn *t = &r->txns[r->done[d]];
+        if (!t->kept || t->type == EL_FAIL)
+            continue;
+        for (uint32_t i = t->mop_first; ok && i < t->mop_first + t->mop_count;
+             i++) {
+            const el_mop *op = &r->mops[i];
+            if (op->kind != IP_READ || !op->list || op->nil ||
+                ip_idmap_get(longest, op->key) != i)
+                continue;
+            uint32_t n = list_writers(r, op, hs, mark, ++stamp);
+            ok = n == 0 ||
+                 ip_builder_version_order(b, r->strs.strings[op->key], hs, n,
+                                          r->err);
+        }
+    }
+    free(mark);
+    free(hs);
+    return ok || (!(mark && hs) && oom(r));
+}
+
 /* Every kept committed list read against the longest list read of its
- * key: one that is not its prefix is an incompatible order. */
+ * key: one that is not its prefix is an incompatible order.  The longest
+ * ones then give the version orders. */
 static bool check_orders(elle_reader *r, ip_builder *b)
 {
     ip_idmap longest = {0};       /* key -> its longest list read (mop) */
@@ -678,6 +736,7 @@ static bool check_orders(elle_reader *r, ip_builder *b)
             }
         }
     }
+    ok = ok && add_versions(r, b, &longest);
     ip_idmap_free(&longest);
     ip_idmap_free(&longest_txn);
     return ok;
