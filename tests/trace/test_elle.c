@@ -143,6 +143,79 @@ static void test_list_append(void)
     ip_trace_free(t);
 }
 
+/* Key k's known version order as "t0 t2 ..." (names), or "(none)". */
+static const char *versions_of(const ip_trace *t, const char *key, char *buf,
+                               size_t n)
+{
+    uint32_t k = key_named(t, key);
+    if (!ip_trace_has_versions(t) || k == IP_NONE)
+        return "(none)";
+    buf[0] = '\0';
+    for (uint32_t i = t->key_order_first[k]; i < t->key_order_first[k + 1];
+         i++)
+        snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", i ==
+                 t->key_order_first[k] ? "" : " ",
+                 ip_txn_name(t, t->key_order[i]));
+    return buf;
+}
+
+/* The longest list of each key is its version order: consecutive
+ * elements of one transaction are one version, and the order stops at an
+ * element nobody (or an aborted transaction) appended, or at a
+ * transaction that comes back after another. */
+static void test_version_orders(void)
+{
+    char buf[128];
+    ip_trace *t = edn(LIST, IP_STRICT);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_STRING_EQUAL(versions_of(t, "5", buf, sizeof buf), "t0 t2");
+    CU_ASSERT_STRING_EQUAL(versions_of(t, "6", buf, sizeof buf), "");
+    uint32_t k = key_named(t, "5");
+    CU_ASSERT_EQUAL(ip_version_cmp(t, k, txn_named(t, "t0"),
+                                   txn_named(t, "t2")), 1);
+    ip_trace_free(t);
+    const char *src =
+        "{:type :invoke, :f :txn, :value [[:append :a 1] [:append :b 1] "
+        "[:append :d 1] [:append :d 5] [:append :e 1] [:append :e 2]], "
+        ":process 0}\n"
+        "{:type :ok, :f :txn, :value [[:append :a 1] [:append :b 1] "
+        "[:append :d 1] [:append :d 5] [:append :e 1] [:append :e 2]], "
+        ":process 0}\n"
+        "{:type :invoke, :f :txn, :value [[:append :a 2] [:append :b 2] "
+        "[:append :c 2] [:append :d 2]], :process 1}\n"
+        "{:type :ok, :f :txn, :value [[:append :a 2] [:append :b 2] "
+        "[:append :c 2] [:append :d 2]], :process 1}\n"
+        "{:type :invoke, :f :txn, :value [[:append :a 3] [:append :c 3]], "
+        ":process 2}\n"
+        "{:type :fail, :f :txn, :value [[:append :a 3] [:append :c 3]], "
+        ":process 2}\n"
+        "{:type :invoke, :f :txn, :value [[:append :b 4]], :process 0}\n"
+        "{:type :ok, :f :txn, :value [[:append :b 4]], :process 0}\n"
+        "{:type :invoke, :f :txn, :value [[:r :a nil] [:r :b nil] "
+        "[:r :c nil] [:r :d nil] [:r :e nil]], :process 3}\n"
+        "{:type :ok, :f :txn, :value [[:r :a [1 2 3]] [:r :b [1 4 2]] "
+        "[:r :c [2 3 9]] [:r :d [1 2 5]] [:r :e [1 2]]], :process 3}\n";
+    t = edn(src, IP_LENIENT);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    /* :a stops before the aborted 3, :c the same; :b is three versions;
+     * :d stops where line1 comes back after line3 (its 1 and 5 are not
+     * one version); :e's two elements are line1's one version */
+    CU_ASSERT_STRING_EQUAL(versions_of(t, ":a", buf, sizeof buf),
+                           "line1 line3");
+    CU_ASSERT_STRING_EQUAL(versions_of(t, ":b", buf, sizeof buf),
+                           "line1 line7 line3");
+    CU_ASSERT_STRING_EQUAL(versions_of(t, ":c", buf, sizeof buf), "line3");
+    CU_ASSERT_STRING_EQUAL(versions_of(t, ":d", buf, sizeof buf),
+                           "line1 line3");
+    CU_ASSERT_STRING_EQUAL(versions_of(t, ":e", buf, sizeof buf), "line1");
+    ip_trace_free(t);
+    /* rw-register: no lists, no order */
+    t = edn(RW, IP_STRICT);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_FALSE(ip_trace_has_versions(t));
+    ip_trace_free(t);
+}
+
 /* A list ending in an element that is not the last its writer appended
  * (Elle's G1b): not-latest-write. */
 static void test_intermediate_read(void)
@@ -441,6 +514,7 @@ void add_elle_tests(CU_pSuite s)
     CU_add_test(s, "elle: list-append", test_list_append);
     CU_add_test(s, "elle: intermediate read", test_intermediate_read);
     CU_add_test(s, "elle: incompatible order", test_incompatible_order);
+    CU_add_test(s, "elle: version orders", test_version_orders);
     CU_add_test(s, "elle: ok/fail/info/nemesis", test_outcomes);
     CU_add_test(s, "elle: unexplained reads", test_unexplained_reads);
     CU_add_test(s, "elle: no :process", test_no_process);
