@@ -495,7 +495,9 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err);
  * value kept): the state before the kept transactions is folded into the
  * initial one.  Sessions without a kept transaction are left out.  Ids
  * follow the trace's order; with map_txn, *map_txn (malloc'ed, n_txns of
- * the sub-trace entries) gives each sub-trace txn's id in t.  NULL with
+ * the sub-trace entries) gives each sub-trace txn's id in t.  Known
+ * version orders are not kept (sub-traces are executions to predict
+ * from, whose version orders are theirs to choose).  NULL with
  * err set on OOM or when t has ambiguous reads. */
 ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
                          uint32_t **map_txn, ip_error *err);

@@ -50,6 +50,14 @@ run() {   # run DIR: the command, run in DIR, its outputs there
     check_elle)   # an incompatible order (list-append), as an anomaly
                   "$BIN" check --json --level ser "$TESTS_DIR/cli_elle/incompatible.edn" |
                       sed '/"seconds"/d' ;;
+    check_versions_ser)     # list-append version orders: fixed ww/rw edges
+                  "$BIN" check --json --level ser \
+                      "$TRACES/../corpus/elle/paper-example.edn" |
+                      sed '/"seconds"/d' ;;
+    check_versions_causal)  # ... and the weak checkers' ww edges
+                  "$BIN" check --json --level causal \
+                      "$TESTS_DIR/cli_elle/version-order.edn" |
+                      sed '/"seconds"/d' ;;
     dot)          "$BIN" dot --out d.dot "$T" && cat d.dot ;;
     validate)     "$BIN" validate --json --app "$APPS/bank" "$V" > v.json
                   local vst=$?
