@@ -40,18 +40,17 @@ static uint32_t ordered_keys(const ip_trace *t)
 }
 
 /* EDN names a read's writer by value only: say which reads that loses;
- * no output format keeps known version orders: say that too.  False when
- * out of memory (cli_close_file says it). */
+ * an rw-register history keeps no version order: say that too.  False
+ * when out of memory (cli_close_file says it). */
 static bool warn_losses(const ip_trace *t, ip_format to, const char *outp)
 {
-    uint32_t keys = to == IP_FMT_DOT ? 0 : ordered_keys(t);
+    uint32_t keys = to == IP_FMT_ELLE ? ordered_keys(t) : 0;
     if (keys)
         fprintf(stderr, "isopredict convert: warning: %s: the known version "
                 "order%s of %u key%s (list-append reads) %s not kept: %s has "
                 "no place for %s\n", outp, keys == 1 ? "" : "s", keys,
                 keys == 1 ? "" : "s", keys == 1 ? "is" : "are",
-                to == IP_FMT_ELLE ? "an rw-register history" : "JSON",
-                keys == 1 ? "it" : "them");
+                "an rw-register history", keys == 1 ? "it" : "them");
     char why[512];
     uint32_t lost = to == IP_FMT_ELLE ? ip_elle_losses(t, why, sizeof why) : 0;
     if (lost && lost != UINT32_MAX)

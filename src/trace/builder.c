@@ -546,6 +546,31 @@ bool ip_builder_version_order(ip_builder *b, const char *key,
     return true;
 }
 
+bool ip_builder_version_order_named(ip_builder *b, const char *key,
+                                    const char *const *names, uint32_t n,
+                                    ip_error *err)
+{
+    uint32_t *hs = malloc((n ? n : 1) * sizeof *hs);
+    if (!hs)
+        return oom(err), false;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        uint32_t sid = bld_intern(b, names[i]);
+        if (sid == IP_NONE) {
+            free(hs);
+            return oom(err), false;
+        }
+        hs[i] = b->txn_of_sid[sid];
+        if (hs[i] == IP_NONE || hs[i] == IP_INIT_TXN)
+            ok = ip_fail(err, "%s: the version order of key '%s' names "
+                         "'%s', which is no declared transaction", b->file,
+                         key, names[i]);
+    }
+    ok = ok && ip_builder_version_order(b, key, hs, n, err);
+    free(hs);
+    return ok;
+}
+
 bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,
                       const char *json, ip_error *err)
 {

@@ -449,6 +449,13 @@ bool ip_builder_version_order(ip_builder *b, const char *key,
                               const uint32_t *writers, uint32_t n,
                               ip_error *err);
 
+/* The same with the writers named by their transaction ids (JSON's
+ * "versions"), all declared before: a name that is no declared
+ * transaction (or the initial one's) is an error here (err set). */
+bool ip_builder_version_order_named(ip_builder *b, const char *key,
+                                    const char *const *names, uint32_t n,
+                                    ip_error *err);
+
 /* Two reads whose versions of one key come in orders no version order
  * extends (Elle's list-append reads: neither list is a prefix of the
  * other): op `op` (its index among the ops added to transaction `txn`)

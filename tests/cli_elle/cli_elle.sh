@@ -86,11 +86,26 @@ run "vo ser" 1 "$BIN" check --level ser vo.edn &&
 run "vo causal" 1 "$BIN" check --level causal vo.edn &&
     contains out "t4 -ww(:x)-> t0: both write :x (the known version order)"
 run "vo rc" 0 "$BIN" check --level rc vo.edn
-# JSON has no place for the order: convert says so, and without it the
-# history is serializable
+# JSON keeps it ("versions"), EDN (rw-register) cannot and says so; JSON
+# without it is serializable
 run "vo to json" 0 "$BIN" convert vo.edn vo.json &&
-    contains err "warning: vo.json: the known version order of 1 key"
-run "vo json ser" 0 "$BIN" check --level ser vo.json
+    contains vo.json '"versions":{":x":["t4","t0"]}'
+run "vo json ser" 1 "$BIN" check --level ser vo.json && contains out "t2 -rw(:x)-> t0"
+run "vo json again" 0 "$BIN" convert vo.json vo2.json &&
+    { cmp -s vo.json vo2.json || fail "vo.json converted again differs"; }
+run "vo to edn" 0 "$BIN" convert --to elle vo.json vo-rw.edn &&
+    contains err "warning: vo-rw.edn: the known version order of 1 key"
+sed 's/,"versions":{[^}]*}//' vo.json > vo-none.json
+run "vo json without" 0 "$BIN" check --level ser vo-none.json
+sed 's/"t4","t0"/"t4","t9"/' vo.json > vo-bad.json
+run "vo json unknown" 2 "$BIN" check --level ser vo-bad.json &&
+    contains err "vo-bad.json: the version order of key ':x' names 't9', which is no declared transaction"
+sed 's/"t4","t0"/"t4","t6"/' vo.json > vo-bad.json
+run "vo json reader" 2 "$BIN" check --level ser vo-bad.json &&
+    contains err "names t6, which is not a committed writer of it"
+sed 's/\["t4","t0"\]/"t4"/' vo.json > vo-bad.json
+run "vo json shape" 2 "$BIN" check --level ser vo-bad.json &&
+    contains err "vo-bad.json: versions.:x: must be an array of transaction ids"
 # an append in no list came after the longest list: with t6 reading [1],
 # t0's 2 is in none, and t2 after it still misses it
 sed 's/\[:r :x \[1 2\]\]/[:r :x [1]]/' vo.edn > vo1.edn
