@@ -58,6 +58,9 @@ run() {   # run DIR: the command, run in DIR, its outputs there
                   "$BIN" check --json --level causal \
                       "$TESTS_DIR/cli_elle/version-order.edn" |
                       sed '/"seconds"/d' ;;
+    check_versions_json)    # ... read from JSON's "versions", and written
+                  "$BIN" convert "$TESTS_DIR/cli_elle/version-order.json" c.json &&
+                      cat c.json ;;
     dot)          "$BIN" dot --out d.dot "$T" && cat d.dot ;;
     validate)     "$BIN" validate --json --app "$APPS/bank" "$V" > v.json
                   local vst=$?
