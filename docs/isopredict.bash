@@ -38,7 +38,7 @@ _isopredict()
             break ;;
         esac
     done
-    local formats="auto json isopredict-text plume awdit-test dbcop cobra"
+    local formats="auto json isopredict-text plume awdit-test dbcop cobra elle"
     case $prev in
     --model) COMPREPLY=($(compgen -W "causal rc ra si" -- "$cur")); return ;;
     --level) COMPREPLY=($(compgen -W "rc ra causal si ser" -- "$cur")); return ;;
@@ -47,7 +47,7 @@ _isopredict()
     --search) COMPREPLY=($(compgen -W "auto exhaustive bounded" -- "$cur")); return ;;
     --weak-isolation) COMPREPLY=($(compgen -W "auto eager lazy" -- "$cur")); return ;;
     --format | --from) COMPREPLY=($(compgen -W "$formats" -- "$cur")); return ;;
-    --to) COMPREPLY=($(compgen -W "json dot isopredict-text plume awdit-test dbcop cobra" -- "$cur")); return ;;
+    --to) COMPREPLY=($(compgen -W "json dot isopredict-text plume awdit-test dbcop cobra elle" -- "$cur")); return ;;
     --html | --observed) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --out)
         if [ "$cmd" = predict ] || [ "$cmd" = triage ]; then

@@ -97,7 +97,8 @@ static bool expand_dir(const char *dir, names *ns)
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         bool trace = has_suffix(e->d_name, ".json") ||
                      has_suffix(e->d_name, ".txt") ||
-                     has_suffix(e->d_name, ".bincode");
+                     has_suffix(e->d_name, ".bincode") ||
+                     has_suffix(e->d_name, ".edn");
         if (trace ? !is_dir(path) : is_dir(path) &&
                                     cli_batch_is_history_dir(path))
             ok = push_name(ns, dir, e->d_name);

@@ -30,7 +30,7 @@ static void usage(FILE *out)
           "                   causal (cc), si (snapshot-isolation),\n"
           "                   ser (serializable)\n"
           "  --format FORMAT  auto (default), json, isopredict-text, plume, "
-          "awdit-test,\n                   dbcop, cobra (a directory)\n"
+          "awdit-test,\n                   dbcop, elle, cobra (a directory)\n"
           "  --json           print the verdict as JSON (with the commit "
           "order or cycles)\n"
           "  --timeout S      give up after S seconds (si, ser); exit 3\n"

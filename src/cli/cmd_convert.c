@@ -1,12 +1,13 @@
 /*
  * cmd_convert.c - `isopredict convert`: read a trace in any input format
- * and write it in any output format: json (the canonical one), dot, or
- * one of the formats we read (isopredict-text, plume, awdit-test, dbcop,
- * cobra).  Those cannot hold every trace: what they lose is said on
- * stderr, one warning a kind of loss; where the file would read back as a
- * different history the trace is refused (exit 2) and nothing is written.
- * A Cobra history is a directory: it is made whole beside OUT and renamed
- * into place, never over anything that exists.
+ * and write it in any output format: json (the canonical one), dot, a
+ * Jepsen history (EDN, Elle's rw-register), or one of the other formats
+ * we read (isopredict-text, plume, awdit-test, dbcop, cobra).  Those
+ * cannot hold every trace: what they lose is said on stderr, one warning
+ * a kind of loss; where the file would read back as a different history
+ * the trace is refused (exit 2) and nothing is written.  A Cobra history
+ * is a directory: it is made whole beside OUT and renamed into place,
+ * never over anything that exists.
  */
 #define _GNU_SOURCE               /* renameat2, RENAME_NOREPLACE */
 #include "cli.h"
@@ -26,11 +27,12 @@ static void usage(FILE *out)
           "[--lenient] IN OUT\n"
           "Convert the trace IN to OUT ('-' = stdout); OUT must not exist.\n"
           "  --from FORMAT  auto (default), json, isopredict-text, plume, "
-          "awdit-test,\n                   dbcop, cobra (a directory)\n"
-          "  --to FORMAT    json (default), dot, isopredict-text, plume, "
-          "awdit-test,\n"
-          "                 dbcop, cobra (OUT is a new directory of *.log "
-          "files)\n"
+          "awdit-test,\n                   dbcop, elle, cobra (a directory)\n"
+          "  --to FORMAT    json (default), dot, elle (a Jepsen rw-register "
+          "history),\n"
+          "                 isopredict-text, plume, awdit-test, dbcop, cobra "
+          "(OUT is a\n"
+          "                 new directory of *.log files)\n"
           "                 What a format cannot hold is said on stderr; a "
           "trace that\n"
           "                 would read back as another history is refused "
@@ -168,16 +170,52 @@ static int convert_layout(const ip_trace *t, ip_format to, const char *outp)
     return status;
 }
 
+/* Keys with a known version order (ip_trace.key_order_*). */
+static uint32_t ordered_keys(const ip_trace *t)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; ip_trace_has_versions(t) && k < t->n_keys; k++)
+        n += t->key_order_first[k + 1] > t->key_order_first[k];
+    return n;
+}
+
+/* EDN names a read's writer by value only: say which reads that loses;
+ * an rw-register history keeps no version order: say that too.  False
+ * when out of memory (cli_close_file says it). */
+static bool warn_elle_losses(const ip_trace *t, const char *outp)
+{
+    uint32_t keys = ordered_keys(t);
+    if (keys)
+        fprintf(stderr, "isopredict convert: warning: %s: the known version "
+                "order%s of %u key%s (list-append reads) %s not kept: %s has "
+                "no place for %s\n", outp, keys == 1 ? "" : "s", keys,
+                keys == 1 ? "" : "s", keys == 1 ? "is" : "are",
+                "an rw-register history", keys == 1 ? "it" : "them");
+    char why[512];
+    uint32_t lost = ip_elle_losses(t, why, sizeof why);
+    if (lost && lost != UINT32_MAX)
+        fprintf(stderr, "isopredict convert: warning: %s: %s\n", outp, why);
+    return lost != UINT32_MAX;
+}
+
+static bool write_whole(const ip_trace *t, ip_format to, const char *outp,
+                        FILE *out)
+{
+    switch (to) {
+    case IP_FMT_DOT: return ip_write_dot(t, NULL, 0, out);
+    case IP_FMT_ELLE: return warn_elle_losses(t, outp) && ip_write_elle(t, out);
+    default: return ip_write_json(t, out);
+    }
+}
+
 static int convert(const ip_trace *t, ip_format to, const char *outp)
 {
-    if (to != IP_FMT_JSON && to != IP_FMT_DOT)
+    if (to != IP_FMT_JSON && to != IP_FMT_DOT && to != IP_FMT_ELLE)
         return convert_layout(t, to, outp);
     int status;
     cli_file *out = cli_create_file(outp, &status);
     if (out)
-        status = cli_close_file(out, to == IP_FMT_DOT
-                                         ? ip_write_dot(t, NULL, 0, out->f)
-                                         : ip_write_json(t, out->f));
+        status = cli_close_file(out, write_whole(t, to, outp, out->f));
     return status;
 }
 
@@ -200,7 +238,7 @@ int cmd_convert(int argc, char **argv)
                 return r;
         } else if (!ip_format_parse(optarg, &to) || to == IP_FMT_AUTO) {
             return cli_usage_error("convert", "cannot write format '%s' "
-                                   "(json, dot, isopredict-text, plume, "
+                                   "(json, dot, elle, isopredict-text, plume, "
                                    "awdit-test, dbcop or cobra)", optarg);
         }
     }

@@ -10,7 +10,7 @@ static void usage(FILE *out)
           "Write TRACE as Graphviz DOT: sessions as clusters, so and wr "
           "edges.\n"
           "  --format FORMAT  auto (default), json, isopredict-text, plume, "
-          "awdit-test,\n                   dbcop, cobra (a directory)\n"
+          "awdit-test,\n                   dbcop, elle, cobra (a directory)\n"
           "  --out FILE       write to a new FILE instead of stdout\n"
           "  --lenient        keep read-consistency anomalies instead of "
           "rejecting the trace\n"

@@ -15,7 +15,7 @@ static void usage(FILE *out)
           "Count sessions, transactions, operations, events and keys, and say\n"
           "whether the trace is a mini-transaction history.\n"
           "  --format FORMAT  auto (default), json, isopredict-text, plume, "
-          "awdit-test,\n                   dbcop, cobra (a directory)\n"
+          "awdit-test,\n                   dbcop, elle, cobra (a directory)\n"
           "  --json           print a JSON object instead of a table\n"
           "  --lenient        keep read-consistency anomalies (counted) "
           "instead of rejecting the trace\n", out);
@@ -87,11 +87,33 @@ static int print_json(const row *rows, size_t n, const char *why)
     return fflush(stdout) == 0 ? IP_EXIT_OK : IP_EXIT_USAGE;
 }
 
+/* What the Elle reader left out (formats.h: ip_read_elle), from the
+ * trace's "meta": {"elle": {...}} into rows; how many rows. */
+static size_t elle_rows(const ip_trace *t, row *rows)
+{
+    /* ops that are not transactions; :info transactions; those of them
+     * nobody observed */
+    static const char *const names[] = {"skipped_ops", "info_txns",
+                                        "info_left_out"};
+    cJSON *top = t->extra == IP_NONE ? NULL : cJSON_Parse(ip_str(t, t->extra));
+    const cJSON *elle = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(top, "meta"), "elle");
+    size_t n = 0;
+    for (size_t i = 0; elle && i < sizeof names / sizeof *names; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(elle, names[i]);
+        if (cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+            v->valuedouble <= UINT32_MAX)
+            rows[n++] = (row){names[i], (uint32_t)v->valuedouble};
+    }
+    cJSON_Delete(top);
+    return n;
+}
+
 static int report(const ip_trace *t, bool json)
 {
     ip_stats s;
     ip_trace_stats(t, &s);
-    const row rows[] = {
+    row rows[] = {
         {"sessions", s.sessions},
         {"transactions", s.txns},
         {"committed", s.committed},
@@ -109,8 +131,10 @@ static int report(const ip_trace *t, bool json)
         {"conflict_keys", s.conflict_keys},
         {"max_writers_per_key", max_writers(t)},
         {"anomalies", t->n_anomalies},
+        {NULL, 0}, {NULL, 0}, {NULL, 0},     /* elle_rows */
     };
-    size_t n = sizeof rows / sizeof *rows;
+    size_t n = sizeof rows / sizeof *rows - 3;
+    n += elle_rows(t, rows + n);
     char why[300];
     mini_why(t, &s, why, sizeof why);
     return json ? print_json(rows, n, why) : print_table(rows, n, why);

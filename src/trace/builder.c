@@ -56,6 +56,8 @@ void ip_builder_free(ip_builder *b)
     free(b->sessions);
     free(b->txns);
     free(b->cands);
+    free(b->orders);
+    free(b->versions);
     free(b->ops);
     free(b->op_line);
     free(b->op_extra);
@@ -513,6 +515,60 @@ void bld_locate(const ip_builder *b, const ip_trace *t, uint32_t i,
         snprintf(buf, n, "%s: sessions[%u].transactions[%u].ops[%u]%s%s",
                  b->file, x->session, x->index, i - x->op_first,
                  field ? "." : "", field ? field : "");
+}
+
+bool ip_builder_incompatible_order(ip_builder *b, uint32_t txn, uint32_t op,
+                                   uint32_t other_txn, uint32_t other_op,
+                                   ip_error *err)
+{
+    const uint32_t q[4] = {txn, op, other_txn, other_op};
+    for (int i = 0; i < 4; i++)
+        if (!BLD_GROW(b->orders, b->n_orders, b->cap_orders))
+            return oom(err), false;
+        else
+            b->orders[b->n_orders++] = q[i];
+    return true;
+}
+
+bool ip_builder_version_order(ip_builder *b, const char *key,
+                              const uint32_t *writers, uint32_t n,
+                              ip_error *err)
+{
+    uint32_t sid = bld_intern(b, key);
+    if (sid == IP_NONE)
+        return oom(err), false;
+    for (uint32_t i = 0; i < n + 2; i++)
+        if (!BLD_GROW(b->versions, b->n_versions, b->cap_versions))
+            return oom(err), false;
+        else
+            b->versions[b->n_versions++] = i == 0 ? sid
+                                           : i == 1 ? n : writers[i - 2];
+    return true;
+}
+
+bool ip_builder_version_order_named(ip_builder *b, const char *key,
+                                    const char *const *names, uint32_t n,
+                                    ip_error *err)
+{
+    uint32_t *hs = malloc((n ? n : 1) * sizeof *hs);
+    if (!hs)
+        return oom(err), false;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        uint32_t sid = bld_intern(b, names[i]);
+        if (sid == IP_NONE) {
+            free(hs);
+            return oom(err), false;
+        }
+        hs[i] = b->txn_of_sid[sid];
+        if (hs[i] == IP_NONE || hs[i] == IP_INIT_TXN)
+            ok = ip_fail(err, "%s: the version order of key '%s' names "
+                         "'%s', which is no declared transaction", b->file,
+                         key, names[i]);
+    }
+    ok = ok && ip_builder_version_order(b, key, hs, n, err);
+    free(hs);
+    return ok;
 }
 
 bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,

@@ -53,6 +53,14 @@ struct ip_builder {
     uint32_t n_cands, cap_cands;
     uint32_t *key_sid;        /* key index -> sid */
     uint32_t n_keys, cap_keys;
+    uint32_t *orders;         /* incompatible orders: (txn, op, other txn,
+                                 other op) quadruples, see
+                                 ip_builder_incompatible_order */
+    uint32_t n_orders, cap_orders;
+    uint32_t *versions;       /* known version orders, one record a key:
+                                 key sid, n, then n writer handles (see
+                                 ip_builder_version_order) */
+    uint32_t n_versions, cap_versions;
     bool signed_numbers;      /* ip_builder_op_num's numbers are int64 */
     ip_idmap num_keys;        /* number -> key index */
     ip_idmap num_values;      /* number -> value sid */

@@ -301,7 +301,8 @@ static bool anomaly(finisher *f, const read_ctx *r, ip_anomaly_kind kind,
     if (!BLD_GROW(t->anomalies, t->n_anomalies, f->cap_anomalies))
         return fail_oom(f);
     t->anomalies[t->n_anomalies++] =
-        (ip_anomaly){.kind = (uint8_t)kind, .op = r->op, .writer = writer};
+        (ip_anomaly){.kind = (uint8_t)kind, .op = r->op, .writer = writer,
+                     .other = IP_NONE};
     f->anomalous[r->op] = 1;
     t->ops[r->op].from = writer;
     return true;
@@ -932,6 +933,126 @@ static bool derive_writer_lists(finisher *f)
     return true;
 }
 
+/* ---- incompatible orders ------------------------------------------------ */
+
+/* The final op of (handle, index among its ops), or IP_NONE when there is
+ * none such. */
+static uint32_t final_op(const finisher *f, uint32_t h, uint32_t k)
+{
+    if (h == 0 || h >= f->b->n_txns)
+        return IP_NONE;
+    const ip_txn *x = &f->t->txns[f->final_of[h]];
+    return k < x->op_count ? x->op_first + k : IP_NONE;
+}
+
+/* The incompatible orders a reader gave (ip_builder_incompatible_order):
+ * errors in strict mode, anomalies in lenient mode. */
+static bool record_orders(finisher *f)
+{
+    ip_trace *t = f->t;
+    const uint32_t *q = f->b->orders;
+    for (uint32_t i = 0; i + 4 <= f->b->n_orders; i += 4) {
+        uint32_t a = final_op(f, q[i], q[i + 1]),
+                 o = final_op(f, q[i + 2], q[i + 3]);
+        if (a == IP_NONE || o == IP_NONE || t->ops[a].kind != IP_READ ||
+            t->ops[o].kind != IP_READ || t->ops[a].key != t->ops[o].key)
+            return ip_fail(f->err, "%s: an incompatible order names ops "
+                           "that are not two reads of one key", f->b->file);
+        if (!ip_committed(t, t->ops[a].txn) || !ip_committed(t, t->ops[o].txn))
+            continue;
+        if (f->b->mode == IP_STRICT) {
+            char where[320], other[320];
+            bld_locate(f->b, t, a, NULL, where, sizeof where);
+            bld_locate(f->b, t, o, NULL, other, sizeof other);
+            return ip_fail(f->err, "%s: %s reads key '%s' in an order that "
+                           "contradicts %s's read at %s (incompatible "
+                           "order)", where, ip_txn_name(t, t->ops[a].txn),
+                           ip_key_name(t, t->ops[a].key),
+                           ip_txn_name(t, t->ops[o].txn), other);
+        }
+        if (!BLD_GROW(t->anomalies, t->n_anomalies, f->cap_anomalies))
+            return fail_oom(f);
+        t->anomalies[t->n_anomalies++] = (ip_anomaly){
+            .kind = IP_AN_INCOMPATIBLE_ORDER, .op = a,
+            .writer = t->ops[a].from, .other = o};
+    }
+    return true;
+}
+
+/* ---- known version orders ---------------------------------------------- */
+
+/* Index of txn x in key k's writer list, or IP_NONE. */
+static uint32_t writer_index(const ip_trace *t, uint32_t k, uint32_t x)
+{
+    uint32_t lo = t->key_writer_first[k], hi = t->key_writer_first[k + 1];
+    uint32_t i = ip_lower_bound(t->key_writer, lo, hi, x);
+    return i < hi && t->key_writer[i] == x ? i : IP_NONE;
+}
+
+/* The key of a version order record (its key sid), or IP_NONE. */
+static uint32_t version_key(const finisher *f, uint32_t sid)
+{
+    return sid < f->b->sid_cap ? f->b->key_of_sid[sid] : IP_NONE;
+}
+
+/* One record's writers into key_order (fill: the key's next slot). */
+static bool place_versions(finisher *f, uint32_t k, const uint32_t *h,
+                           uint32_t n, uint32_t *fill)
+{
+    ip_trace *t = f->t;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = h[i] >= 1 && h[i] < f->b->n_txns ? f->final_of[h[i]]
+                                                      : IP_NONE;
+        uint32_t w = x == IP_NONE ? IP_NONE : writer_index(t, k, x);
+        if (w == IP_NONE || x == IP_INIT_TXN || t->key_order_pos[w] != IP_NONE)
+            return ip_fail(f->err, "%s: the version order of key '%s' names "
+                           "%s%s%s", f->b->file, ip_key_name(t, k),
+                           x == IP_NONE ? "an unknown transaction" : "",
+                           x == IP_NONE ? "" : ip_txn_name(t, x),
+                           w == IP_NONE ? ", which is not a committed writer "
+                                          "of it" : " twice");
+        t->key_order_pos[w] = *fill - t->key_order_first[k];
+        t->key_order[(*fill)++] = x;
+    }
+    return true;
+}
+
+/* ip_builder_version_order's records into key_order_*. */
+static bool derive_version_orders(finisher *f)
+{
+    ip_trace *t = f->t;
+    const uint32_t *v = f->b->versions;
+    uint32_t nv = f->b->n_versions, n_w = t->key_writer_first[t->n_keys];
+    if (nv == 0)
+        return true;
+    t->key_order_first = calloc((size_t)t->n_keys + 1, sizeof(uint32_t));
+    t->key_order = malloc((size_t)(nv ? nv : 1) * sizeof(uint32_t));
+    t->key_order_pos = malloc((size_t)(n_w ? n_w : 1) * sizeof(uint32_t));
+    if (!t->key_order_first || !t->key_order || !t->key_order_pos)
+        return fail_oom(f);
+    memset(t->key_order_pos, 0xff, (size_t)n_w * sizeof(uint32_t));
+    for (uint32_t i = 0; i < nv; i += 2 + v[i + 1]) {
+        uint32_t k = version_key(f, v[i]);
+        if (k == IP_NONE)
+            return ip_fail(f->err, "%s: a version order of key '%s', which "
+                           "nobody reads or writes", f->b->file,
+                           t->strings[v[i]]);
+        if (t->key_order_first[k + 1])
+            return ip_fail(f->err, "%s: two version orders of key '%s'",
+                           f->b->file, ip_key_name(t, k));
+        t->key_order_first[k + 1] = v[i + 1] + 1;  /* + 1: seen */
+    }
+    for (uint32_t k = 0; k < t->n_keys; k++)
+        t->key_order_first[k + 1] = t->key_order_first[k] +
+            (t->key_order_first[k + 1] ? t->key_order_first[k + 1] - 1 : 0);
+    for (uint32_t i = 0; i < nv; i += 2 + v[i + 1]) {
+        uint32_t k = version_key(f, v[i]), fill = t->key_order_first[k];
+        if (!place_versions(f, k, v + i + 2, v[i + 1], &fill))
+            return false;
+    }
+    return true;
+}
+
 /* ---- finish ------------------------------------------------------------- */
 
 static bool has_committed(const ip_builder *b)
@@ -976,8 +1097,9 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
     f.slot = calloc(nk, sizeof *f.slot);
     bool ok = f.t && f.stamp && f.slot && number_txns(&f) && group_ops(&f) &&
               adopt_strings(&f) && index_writes(&f) &&
-              resolve_reads(&f) &&
-              derive_events(&f) && derive_writer_lists(&f);
+              resolve_reads(&f) && record_orders(&f) &&
+              derive_events(&f) && derive_writer_lists(&f) &&
+              derive_version_orders(&f);
     if (!f.t || !f.stamp || !f.slot)
         ip_oom(err, "out of memory");
     free(f.final_of);

@@ -40,6 +40,7 @@ const char *ip_anomaly_name(ip_anomaly_kind kind)
     case IP_AN_FUTURE_READ: return "future read";
     case IP_AN_NOT_OWN_WRITE: return "not own write";
     case IP_AN_NOT_LATEST_WRITE: return "not latest write";
+    case IP_AN_INCOMPATIBLE_ORDER: return "incompatible order";
     }
     return "unknown anomaly";
 }
@@ -100,6 +101,9 @@ void ip_trace_free(ip_trace *t)
     free(t->key_writer_first);
     free(t->key_writer);
     free(t->key_writer_event);
+    free(t->key_order_first);
+    free(t->key_order);
+    free(t->key_order_pos);
     free(t->wkeys);
     free(t->wkey_event);
     free(t->anomalies);
@@ -108,6 +112,48 @@ void ip_trace_free(ip_trace *t)
     free(t->amb_first);
     free(t->amb_writer);
     free(t);
+}
+
+/* x's rank in key's known version order: 0 for txn 0, 1 + its index for
+ * a listed writer, UINT32_MAX for any other writer. */
+static uint32_t version_rank(const ip_trace *t, uint32_t key, uint32_t x)
+{
+    if (x == IP_INIT_TXN)
+        return 0;
+    uint32_t lo = t->key_writer_first[key], hi = t->key_writer_first[key + 1];
+    uint32_t i = ip_lower_bound(t->key_writer, lo, hi, x);
+    if (i == hi || t->key_writer[i] != x || t->key_order_pos[i] == IP_NONE)
+        return UINT32_MAX;
+    return t->key_order_pos[i] + 1;
+}
+
+int ip_version_cmp(const ip_trace *t, uint32_t key, uint32_t a, uint32_t b)
+{
+    if (!ip_trace_has_versions(t) || a == b || key >= t->n_keys)
+        return 0;
+    uint32_t ra = version_rank(t, key, a), rb = version_rank(t, key, b);
+    return ra == rb ? 0 : ra < rb ? 1 : -1;
+}
+
+bool ip_versions_respected(const ip_trace *t, const uint32_t *pos)
+{
+    if (!ip_trace_has_versions(t))
+        return true;
+    for (uint32_t k = 0; k < t->n_keys; k++) {
+        uint32_t first = t->key_order_first[k], end = t->key_order_first[k + 1];
+        if (first == end)
+            continue;
+        for (uint32_t i = first + 1; i < end; i++)
+            if (pos[t->key_order[i - 1]] > pos[t->key_order[i]])
+                return false;
+        uint32_t last = pos[t->key_order[end - 1]];
+        for (uint32_t i = t->key_writer_first[k];
+             i < t->key_writer_first[k + 1]; i++)
+            if (t->key_writer[i] != IP_INIT_TXN &&
+                t->key_order_pos[i] == IP_NONE && pos[t->key_writer[i]] < last)
+                return false;
+    }
+    return true;
 }
 
 uint32_t ip_ambiguous_of_op(const ip_trace *t, uint32_t op)

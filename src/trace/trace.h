@@ -149,6 +149,20 @@ typedef struct ip_trace {
     uint32_t *key_writer;
     uint32_t *key_writer_event;   /* parallel: the write event index */
 
+    /* Known version orders (optional: NULL unless the input gave one, as
+     * Elle's list-append reads do; ip_builder_version_order).  For key k,
+     * key_order[key_order_first[k] .. key_order_first[k+1]) are committed
+     * writers of k other than txn 0, each once, in version order: the
+     * versions right after txn 0's initial write, as far as the input
+     * showed them.  The writers of k not listed come after the listed ones
+     * in an unknown order (a list read shows every append installed
+     * before it).  key_order_pos, parallel to key_writer, is each writer's
+     * index in its key's order, IP_NONE when it is not listed (txn 0
+     * included).  Read them with ip_version_cmp. */
+    uint32_t *key_order_first;    /* n_keys + 1 entries, or NULL */
+    uint32_t *key_order;
+    uint32_t *key_order_pos;
+
     /* per txn sorted written keys and their write event indices */
     uint32_t *wkeys;
     uint32_t *wkey_event;
@@ -190,14 +204,20 @@ typedef enum {
     IP_AN_ABORTED_READ,    /* reads a write of an aborted transaction */
     IP_AN_FUTURE_READ,     /* reads its own transaction's later write */
     IP_AN_NOT_OWN_WRITE,   /* wrote the key earlier, read another's write */
-    IP_AN_NOT_LATEST_WRITE /* reads a write that is not the writer's last
+    IP_AN_NOT_LATEST_WRITE, /* reads a write that is not the writer's last
                               (or, own txn, not its latest) to the key */
+    IP_AN_INCOMPATIBLE_ORDER /* two reads of a key saw versions in orders
+                                that no one version order extends (Elle's
+                                list-append lists; ip_builder_incompatible_
+                                order): a violation of every level */
 } ip_anomaly_kind;
 
 typedef struct ip_anomaly {
     uint8_t kind;          /* ip_anomaly_kind */
     uint32_t op;           /* the offending read */
     uint32_t writer;       /* txn it read from, IP_NONE if none matched */
+    uint32_t other;        /* IP_AN_INCOMPATIBLE_ORDER only: the read whose
+                              order op's contradicts (an op index) */
 } ip_anomaly;
 
 const char *ip_anomaly_name(ip_anomaly_kind kind);
@@ -272,6 +292,22 @@ bool ip_read_may_see(const ip_trace *t, uint32_t e, uint32_t writer);
 /* "N reads have several candidate writers (the first: ...)", naming the
  * first ambiguous read's transaction, key and candidates, into buf. */
 void ip_ambiguous_message(const ip_trace *t, char *buf, size_t n);
+
+/* Does the trace carry known version orders (key_order_*)? */
+static inline bool ip_trace_has_versions(const ip_trace *t)
+{
+    return t->key_order_first != NULL;
+}
+
+/* Is a before b in key's known version order: 1 when it is, -1 when b is
+ * before a, 0 when nothing is known (no order, a == b, or neither is a
+ * listed writer nor txn 0).  Both should write key.  O(log writers). */
+int ip_version_cmp(const ip_trace *t, uint32_t key, uint32_t a, uint32_t b);
+
+/* Does an order of the committed transactions (pos[x]: x's place, every
+ * committed writer placed) put each key's writers as its known version
+ * order says?  True when the trace has none. */
+bool ip_versions_respected(const ip_trace *t, const uint32_t *pos);
 
 /* Number of committed transactions other than txn 0. */
 uint32_t ip_committed_count(const ip_trace *t);
@@ -404,6 +440,36 @@ typedef enum {
 bool ip_builder_extra(ip_builder *b, ip_extra_at at, uint32_t handle,
                       const char *json, ip_error *err);
 
+/* A known version order of key (its name): writers[0..n) are handles of
+ * committed transactions that write it, each once, the first versions
+ * after the initial one in order (see ip_trace.key_order_*: the writers
+ * not listed follow them).  At most one order per key.  Finish reports a
+ * handle that is not a committed writer of key, or a repeated one, as an
+ * input error.  False (err set) when out of memory. */
+bool ip_builder_version_order(ip_builder *b, const char *key,
+                              const uint32_t *writers, uint32_t n,
+                              ip_error *err);
+
+/* The same with the writers named by their transaction ids (JSON's
+ * "versions"), all declared before: a name that is no declared
+ * transaction (or the initial one's) is an error here (err set). */
+bool ip_builder_version_order_named(ip_builder *b, const char *key,
+                                    const char *const *names, uint32_t n,
+                                    ip_error *err);
+
+/* Two reads whose versions of one key come in orders no version order
+ * extends (Elle's list-append reads: neither list is a prefix of the
+ * other): op `op` (its index among the ops added to transaction `txn`)
+ * and op `other_op` of `other_txn`, both reads of one key by committed
+ * transactions.  Finish reports it as it does the other anomalies (strict:
+ * an input error naming both lines; lenient: IP_AN_INCOMPATIBLE_ORDER).
+ * The model keeps one version order per key (ip_builder_version_order):
+ * this is how a reader that saw several says that they contradict each
+ * other.  False (err set) when out of memory. */
+bool ip_builder_incompatible_order(ip_builder *b, uint32_t txn, uint32_t op,
+                                   uint32_t other_txn, uint32_t other_op,
+                                   ip_error *err);
+
 /* The initial value of every key, as JSON scalar text ("null" unless set;
  * plume and awdit use "0").  A read resolved by value that matches it may
  * read from the initial transaction. */
@@ -437,7 +503,9 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err);
  * value kept): the state before the kept transactions is folded into the
  * initial one.  Sessions without a kept transaction are left out.  Ids
  * follow the trace's order; with map_txn, *map_txn (malloc'ed, n_txns of
- * the sub-trace entries) gives each sub-trace txn's id in t.  NULL with
+ * the sub-trace entries) gives each sub-trace txn's id in t.  Known
+ * version orders are not kept (sub-traces are executions to predict
+ * from, whose version orders are theirs to choose).  NULL with
  * err set on OOM or when t has ambiguous reads. */
 ip_trace *ip_trace_slice(const ip_trace *t, const uint8_t *keep,
                          uint32_t **map_txn, ip_error *err);

@@ -6,8 +6,11 @@
  *   so  ip_so(from, to);
  *   wr  `to` has a read event of `key` whose writer is `from` (or, for an
  *       ambiguous read, one of whose candidates is);
- *   ww  both write `key`;
- *   rw  `from` reads `key` from `via`, `to` writes `key`, to != via;
+ *   ww  both write `key`, in an order the known version order (if any)
+ *       allows: at ser and si one it does not contradict, at the weak
+ *       levels (whose only ww edges come from it) one it gives;
+ *   rw  `from` reads `key` from `via`, `to` writes `key`, to != via, and
+ *       the known version order does not put `to` before `via`;
  *   co  an instance of the level's axiom with t2 = from, t1 = to, the key
  *       and t3 = via; at si and ser the causal axiom (both imply causal, so
  *       its inferred orders are forced there too).
@@ -110,6 +113,16 @@ static bool co_instance(const ip_trace *t, ip_level lvl, const ip_edge *e,
     return lvl != IP_LVL_RA && happens_before(t, e->from, e->via, oom);
 }
 
+/* May a's version of key precede b's?  At ser and si any order the known
+ * version order does not contradict (the checker chose the rest); at the
+ * weak levels, whose only ww edges are the known orders', that order. */
+static bool version_allows(const ip_trace *t, ip_level lvl, uint32_t key,
+                           uint32_t a, uint32_t b)
+{
+    int cmp = ip_version_cmp(t, key, a, b);
+    return lvl == IP_LVL_SER || lvl == IP_LVL_SI ? cmp >= 0 : cmp > 0;
+}
+
 static bool edge_valid(const ip_trace *t, ip_level lvl, const ip_edge *e,
                        bool *oom)
 {
@@ -123,11 +136,13 @@ static bool edge_valid(const ip_trace *t, ip_level lvl, const ip_edge *e,
         return e->key < t->n_keys &&
                find_read(t, e->to, e->from, e->key, 0) != IP_NONE;
     case IP_EDGE_WW:
-        return writes(t, e->from, e->key) && writes(t, e->to, e->key);
+        return writes(t, e->from, e->key) && writes(t, e->to, e->key) &&
+               version_allows(t, lvl, e->key, e->from, e->to);
     case IP_EDGE_RW:
         return e->via != IP_NONE && e->via < t->n_txns && e->to != e->via &&
                find_read(t, e->from, e->via, e->key, 0) != IP_NONE &&
-               writes(t, e->to, e->key);
+               writes(t, e->to, e->key) &&
+               version_allows(t, lvl, e->key, e->via, e->to);
     case IP_EDGE_CO:
         return co_instance(t, lvl, e, oom);
     }

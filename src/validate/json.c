@@ -24,6 +24,18 @@ static cJSON *whole(cJSON *obj, bool ok)
     return NULL;
 }
 
+/* An incompatible order's other read: "other": {"txn", "op", "line"}. */
+static bool other_json(const ip_trace *t, const ip_anomaly *a, cJSON *o)
+{
+    const ip_op *op = &t->ops[a->other];
+    cJSON *x = cJSON_AddObjectToObject(o, "other");
+    return x && cJSON_AddStringToObject(x, "txn", ip_txn_name(t, op->txn)) &&
+           cJSON_AddNumberToObject(x, "op",
+                                   a->other - t->txns[op->txn].op_first) &&
+           (!ip_op_line(t, a->other) ||
+            cJSON_AddNumberToObject(x, "line", ip_op_line(t, a->other)));
+}
+
 static cJSON *anomaly_json(const ip_trace *t, const ip_anomaly *a)
 {
     const ip_op *op = &t->ops[a->op];
@@ -41,7 +53,8 @@ static cJSON *anomaly_json(const ip_trace *t, const ip_anomaly *a)
               (a->writer != IP_NONE
                    ? cJSON_AddStringToObject(o, "writer",
                                              ip_txn_name(t, a->writer)) != NULL
-                   : cJSON_AddNullToObject(o, "writer") != NULL);
+                   : cJSON_AddNullToObject(o, "writer") != NULL) &&
+              (a->kind != IP_AN_INCOMPATIBLE_ORDER || other_json(t, a, o));
     return whole(o, ok);
 }
 

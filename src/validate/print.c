@@ -25,6 +25,14 @@ static void print_anomaly(const ip_trace *t, const ip_anomaly *a, FILE *out)
         fprintf(out, ") from %s", ip_txn_name(t, a->writer));
     else
         fprintf(out, ") from no write");
+    if (a->kind == IP_AN_INCOMPATIBLE_ORDER) {
+        const ip_op *o = &t->ops[a->other];
+        fprintf(out, ", in an order that contradicts %s's read (op %u",
+                ip_txn_name(t, o->txn), a->other - t->txns[o->txn].op_first);
+        if (ip_op_line(t, a->other))
+            fprintf(out, ", line %u", ip_op_line(t, a->other));
+        fputc(')', out);
+    }
     fprintf(out, " [%s]\n", ip_read_anomaly_adya(t, a));
 }
 
@@ -59,7 +67,9 @@ static void print_edge(const ip_trace *t, ip_level lvl, const ip_edge *e,
     case IP_EDGE_WW:
         fprintf(out, "    %s -ww(%s)-> %s: both write %s%s\n", from,
                 ip_key_name(t, e->key), to, ip_key_name(t, e->key),
-                e->forced ? " (order forced)" : "");
+                ip_version_cmp(t, e->key, e->from, e->to) > 0
+                    ? " (the known version order)"
+                    : e->forced ? " (order forced)" : "");
         break;
     case IP_EDGE_RW:
         fprintf(out, "    %s -rw(%s)-> %s: %s reads %s from %s%s, "

@@ -51,6 +51,83 @@ static bool round_trips(const ip_trace *t, ip_mode mode, char *why, size_t n)
     return ok;
 }
 
+/* Where txn x is, names aside: its session's number among the sessions
+ * that have transactions, and its index there (txn 0: 0, 0). */
+static uint64_t place(const ip_trace *t, uint32_t x)
+{
+    if (x == IP_NONE || x == IP_INIT_TXN)
+        return x == IP_NONE ? UINT64_MAX : 0;
+    uint32_t s = t->txns[x].session, k = 0;
+    for (uint32_t i = 0; i < s; i++)
+        k += t->sessions[i].txn_count > 0;
+    return (uint64_t)(k + 1) << 32 | t->txns[x].index;
+}
+
+/* The same history but for names (and empty sessions): transactions in
+ * the same places with the same status and ops, reads of committed
+ * transactions from writers in the same places; values the same but for
+ * reads of the initial transaction (EDN writes them nil). */
+static bool same_history(const ip_trace *a, const ip_trace *b, char *why,
+                         size_t n)
+{
+    if (a->n_txns != b->n_txns || a->n_ops != b->n_ops)
+        return broken(why, n, "EDN round trip: %u/%u txns, %u/%u ops",
+                      a->n_txns, b->n_txns, a->n_ops, b->n_ops);
+    for (uint32_t x = 1; x < a->n_txns; x++) {
+        const ip_txn *p = &a->txns[x], *q = &b->txns[x];
+        if (place(a, x) != place(b, x) || p->status != q->status ||
+            p->op_count != q->op_count)
+            return broken(why, n, "EDN round trip: txn %s", ip_txn_name(a, x));
+        for (uint32_t i = p->op_first; i < p->op_first + p->op_count; i++) {
+            const ip_op *o = &a->ops[i], *r = &b->ops[i];
+            bool init = o->kind == IP_READ && o->from == IP_INIT_TXN;
+            const char *v = ip_str(a, o->value), *w = ip_str(b, r->value);
+            if (o->kind != r->kind ||
+                strcmp(ip_key_name(a, o->key), ip_key_name(b, r->key)) ||
+                (!init && (v ? !w || strcmp(v, w) : !!w && strcmp(w, "null"))) ||
+                (ip_committed(a, x) && o->kind == IP_READ &&
+                 place(a, o->from) != place(b, r->from)))
+                return broken(why, n, "EDN round trip: op %u of txn %s",
+                              i - p->op_first, ip_txn_name(a, x));
+        }
+    }
+    return true;
+}
+
+/* EDN of t, when ip_elle_losses finds nothing lost, reads back (same mode)
+ * to the same history but for names, and its EDN is a fixed point: read
+ * and written again, it is the same text (the first trip renames). */
+static bool elle_round_trips(const ip_trace *t, ip_mode mode, char *why,
+                             size_t n)
+{
+    char loss[512];
+    if (ip_elle_losses(t, loss, sizeof loss))
+        return true;
+    size_t len[3] = {0};
+    char *edn[3] = {NULL};
+    ip_trace *u[2] = {NULL};
+    ip_error err = {0};
+    bool ok = true;
+    for (int i = 0; ok && i < 3; i++) {
+        edn[i] = trace_elle_text(i ? u[i - 1] : t, &len[i]);
+        if (!edn[i])
+            ok = broken(why, n, "ip_write_elle failed (trip %d)", i);
+        else if (i < 2 && !(u[i] = ip_read_elle("rt.edn", edn[i], len[i],
+                                                mode, &err)))
+            ok = broken(why, n, "own EDN does not read back (trip %d): %s",
+                        i, err.msg);
+    }
+    if (ok && !same_history(t, u[0], why, n))
+        ok = false;
+    else if (ok && (len[1] != len[2] || memcmp(edn[1], edn[2], len[1])))
+        ok = broken(why, n, "EDN written twice differs");
+    for (int i = 0; i < 3; i++)
+        free(edn[i]);
+    ip_trace_free(u[0]);
+    ip_trace_free(u[1]);
+    return ok;
+}
+
 /* Cobra reads a directory of logs: the input's first byte says how many
  * (1 to 3), the rest is cut into that many equal logs. */
 static ip_trace *read_cobra(const char *name, const char *data, size_t size,
@@ -93,7 +170,7 @@ bool fuzz_check(const char *name, const char *data, size_t size,
         /* Anomalous reads are written with the writer the builder chose
          * and may then read back as consistent (by-name resolution checks
          * less than by-value resolution): reported, not asserted here. */
-        ok = round_trips(t, mode, why, n);
+        ok = round_trips(t, mode, why, n) && elle_round_trips(t, mode, why, n);
     ip_trace_free(t);
     return ok;
 }

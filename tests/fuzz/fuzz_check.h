@@ -4,7 +4,8 @@
  * harness: reading returns either a trace or NULL with a non-empty
  * message, never crashes; an accepted trace can be written as JSON and
  * DOT, and, when it has no read-consistency anomaly, its JSON reads back
- * to an equal trace.
+ * to an equal trace, and its EDN (when EDN can say it all) to the same
+ * history but for names, whose EDN is the same.
  */
 #ifndef FUZZ_CHECK_H
 #define FUZZ_CHECK_H

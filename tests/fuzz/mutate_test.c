@@ -43,6 +43,9 @@ static const char *const TOKENS[] = {
     "\"from\":\"init\",", "\"from\":\"t1\",", "\"status\":\"aborted\",",
     "\"value\":1,", "\"value\":null,", "\"op\":\"read\",", "\"id\":\"t1\",",
     "{\"op\":\"write\",\"key\":\"a\"},", "\\u0000", "\r\n", "\t",
+    ":type :ok", ":type :invoke", ":type :fail", ":type :info", ":process 1",
+    ":f :txn", "[:r :x nil]", "[:w :x 1]", "[:append 1 2]", "[:r 1 [2 1]]",
+    "nil", "#{", "#_", "#tag ", "; c\n", "\\n", "\\u00e9",
 };
 #define N_TOKENS (sizeof TOKENS / sizeof *TOKENS)
 
@@ -244,6 +247,8 @@ int main(int argc, char **argv)
         {fz, "seeds/small.json", IP_FMT_JSON},
         {fz, "seeds/small.bincode", IP_FMT_DBCOP},
         {fz, "seeds/small.cobra", IP_FMT_COBRA},
+        {fz, "seeds/small.edn", IP_FMT_ELLE},
+        {corpus, "elle/si-without-g-single.edn", IP_FMT_ELLE},
     };
     char path[4096];
     snprintf(path, sizeof path, "%s/regress", fz);

@@ -53,6 +53,23 @@ run() {   # run DIR: the command, run in DIR, its outputs there
     convert_cobra)  # a directory of logs
                   "$BIN" convert --to cobra "$T" c.cobra &&
                       cat c.cobra/*.log | od -An -tx1 ;;
+    convert_elle) # a Jepsen history (EDN reader) written as EDN
+                  "$BIN" convert --to elle "$TESTS_DIR/fuzz/seeds/small.edn" c.edn &&
+                      cat c.edn ;;
+    check_elle)   # an incompatible order (list-append), as an anomaly
+                  "$BIN" check --json --level ser "$TESTS_DIR/cli_elle/incompatible.edn" |
+                      sed '/"seconds"/d' ;;
+    check_versions_ser)     # list-append version orders: fixed ww/rw edges
+                  "$BIN" check --json --level ser \
+                      "$TRACES/../corpus/elle/paper-example.edn" |
+                      sed '/"seconds"/d' ;;
+    check_versions_causal)  # ... and the weak checkers' ww edges
+                  "$BIN" check --json --level causal \
+                      "$TESTS_DIR/cli_elle/version-order.edn" |
+                      sed '/"seconds"/d' ;;
+    check_versions_json)    # ... read from JSON's "versions", and written
+                  "$BIN" convert "$TESTS_DIR/cli_elle/version-order.json" c.json &&
+                      cat c.json ;;
     dot)          "$BIN" dot --out d.dot "$T" && cat d.dot ;;
     validate)     "$BIN" validate --json --app "$APPS/bank" "$V" > v.json
                   local vst=$?

@@ -31,5 +31,6 @@ void add_idmap_tests(CU_pSuite s);
 void add_json_order_tests(CU_pSuite s);
 void add_json_plain_tests(CU_pSuite s);
 void add_json_feed_tests(CU_pSuite s);
+void add_elle_tests(CU_pSuite s);
 
 #endif

@@ -122,16 +122,28 @@ bool trace_equal(const ip_trace *a, const ip_trace *b, char *why, size_t n)
            events_equal(a, b, why, n);
 }
 
-char *trace_json_text(const ip_trace *t, size_t *len)
+/* What writer w writes of t, in a malloc'd string. */
+static char *written(const ip_trace *t, bool (*w)(const ip_trace *, FILE *),
+                     size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
     if (!f)
         return NULL;
-    bool ok = ip_write_json(t, f);
+    bool ok = w(t, f);
     if (fclose(f) != 0 || !ok) {
         free(buf);
         return NULL;
     }
     return buf;
+}
+
+char *trace_json_text(const ip_trace *t, size_t *len)
+{
+    return written(t, ip_write_json, len);
+}
+
+char *trace_elle_text(const ip_trace *t, size_t *len)
+{
+    return written(t, ip_write_elle, len);
 }

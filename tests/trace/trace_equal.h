@@ -17,4 +17,7 @@ bool trace_equal(const ip_trace *a, const ip_trace *b, char *why, size_t n);
 /* JSON text of t in a malloc'd string (NULL on failure). */
 char *trace_json_text(const ip_trace *t, size_t *len);
 
+/* EDN text of t (ip_write_elle) in a malloc'd string (NULL on failure). */
+char *trace_elle_text(const ip_trace *t, size_t *len);
+
 #endif

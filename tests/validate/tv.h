@@ -10,7 +10,11 @@
  * aborted.  Ops: "w K", "w K=V", "r K FROM" (writer named; "init" for
  * the initial txn, the txn itself for a read of its own write), "r K=V"
  * (writer resolved by value).  Read-consistency anomalies are recorded
- * (a lenient build), not refused.
+ * (a lenient build), not refused.  After '#', known version orders
+ * (ip_builder_version_order): "x: T1 T2 / y: T3", keys separated by '/'.
+ * The model below reads them from the trace's key_order_* arrays itself:
+ * every order must place each key's listed writers in their order and
+ * the other writers after them.
  */
 #ifndef TV_H
 #define TV_H

@@ -32,6 +32,26 @@ static bool add_op(ip_builder *b, uint32_t txn, char *op, ip_error *err)
     return ip_builder_op(b, txn, IP_READ, key, val, arg, 0, err);
 }
 
+/* Known version orders after '#': "KEY: T1 T2 / KEY2: T3". */
+static void add_versions(ip_builder *b, char *vo, char *const *names,
+                         const uint32_t *handles, uint32_t n, ip_error *err)
+{
+    char *save_k = NULL;
+    for (char *k = strtok_r(vo, "/", &save_k); k;
+         k = strtok_r(NULL, "/", &save_k)) {
+        char *colon = strchr(k, ':'), *save_w = NULL;
+        *colon = 0;
+        uint32_t hs[64], m = 0;
+        for (char *w = strtok_r(colon + 1, " ", &save_w); w;
+             w = strtok_r(NULL, " ", &save_w))
+            for (uint32_t i = 0; i < n; i++)
+                if (!strcmp(names[i], w))
+                    hs[m++] = handles[i];
+        if (!ip_builder_version_order(b, trim(k), hs, m, err))
+            fprintf(stderr, "tv_build: %s\n", err->msg);
+    }
+}
+
 /* Transactions are declared in a first pass so that reads may name
  * writers declared later. */
 ip_trace *tv_build(const char *spec)
@@ -39,7 +59,10 @@ ip_trace *tv_build(const char *spec)
     ip_error err = {0};
     ip_builder *b = ip_builder_new("spec", "init", IP_LENIENT);
     char *copy = strdup(spec), *save_s = NULL;
-    char *bodies[64];
+    char *vo = strchr(copy, '#');
+    if (vo)
+        *vo++ = 0;
+    char *bodies[64], *names[64];
     uint32_t handles[64], n = 0, sess = 0;
     for (char *s = strtok_r(copy, "|", &save_s); s;
          s = strtok_r(NULL, "|", &save_s)) {
@@ -53,6 +76,7 @@ ip_trace *tv_build(const char *spec)
             *colon = 0;
             char *tn = trim(x);
             bool aborted = tn[0] == '!';
+            names[n] = tn + aborted;
             handles[n] = ip_builder_txn(b, si, tn + aborted,
                                         aborted ? IP_ABORTED : IP_COMMITTED,
                                         0, &err);
@@ -66,6 +90,8 @@ ip_trace *tv_build(const char *spec)
             if (!add_op(b, handles[i], trim(op), &err))
                 fprintf(stderr, "tv_build: %s\n", err.msg);
     }
+    if (vo)
+        add_versions(b, vo, names, handles, n, &err);
     free(copy);
     ip_trace *t = ip_builder_finish(b, &err);
     if (!t)

@@ -114,6 +114,35 @@ static bool premise(const ip_trace *t, ip_level lvl, const uint32_t *pos,
     return false;
 }
 
+/* x's place in key's known version order: 0 for txn 0, i + 1 for the
+ * i-th listed writer, UINT32_MAX for any other (a linear scan). */
+static uint32_t vo_rank(const ip_trace *t, uint32_t key, uint32_t x)
+{
+    if (x == IP_INIT_TXN)
+        return 0;
+    for (uint32_t i = t->key_order_first[key]; i < t->key_order_first[key + 1];
+         i++)
+        if (t->key_order[i] == x)
+            return i - t->key_order_first[key] + 1;
+    return UINT32_MAX;
+}
+
+/* Do the positions put every pair of writers of a key with a known
+ * version order in that order? */
+static bool versions_ok(const ip_trace *t, const uint32_t *pos)
+{
+    if (!t->key_order_first)
+        return true;
+    for (uint32_t k = 0; k < t->n_keys; k++)
+        for (uint32_t a = 0; a < t->n_txns; a++)
+            for (uint32_t b = 0; b < t->n_txns; b++)
+                if (committed(t, a) && committed(t, b) && writes(t, a, k) &&
+                    writes(t, b, k) &&
+                    vo_rank(t, k, a) < vo_rank(t, k, b) && pos[a] > pos[b])
+                    return false;
+    return true;
+}
+
 static bool order_shape_ok(const ip_trace *t, const uint32_t *order,
                            uint32_t n, uint32_t *pos)
 {
@@ -134,7 +163,7 @@ static bool order_shape_ok(const ip_trace *t, const uint32_t *order,
             if (committed(t, a) && committed(t, b) &&
                 (so(t, a, b) || wr_any(t, a, b)) && pos[a] > pos[b])
                 return false;
-    return true;
+    return versions_ok(t, pos);
 }
 
 bool tv_order_ok(const ip_trace *t, ip_level lvl, const uint32_t *order,
@@ -202,7 +231,15 @@ bool tv_edge_ok(const ip_trace *t, ip_level lvl, const ip_edge *e)
         return false;
     switch ((ip_edge_kind)e->kind) {
     case IP_EDGE_SO: return so(t, a, b);
-    case IP_EDGE_WW: return writes(t, a, e->key) && writes(t, b, e->key);
+    case IP_EDGE_WW:
+        /* a known version order: the weak levels' ww edges are its own,
+         * ser and si's must not contradict it */
+        if (t->key_order_first && e->key < t->n_keys &&
+            (lvl == IP_LVL_SER || lvl == IP_LVL_SI
+                 ? vo_rank(t, e->key, a) > vo_rank(t, e->key, b)
+                 : vo_rank(t, e->key, a) >= vo_rank(t, e->key, b)))
+            return false;
+        return writes(t, a, e->key) && writes(t, b, e->key);
     case IP_EDGE_WR:
     case IP_EDGE_RW:
     case IP_EDGE_CO: break;
@@ -221,7 +258,9 @@ bool tv_edge_ok(const ip_trace *t, ip_level lvl, const ip_edge *e)
         if (e->kind == IP_EDGE_WR)
             return true;
         if (e->kind == IP_EDGE_RW)
-            return b != e->via && writes(t, b, e->key);
+            return b != e->via && writes(t, b, e->key) &&
+                   (!t->key_order_first ||
+                    vo_rank(t, e->key, e->via) <= vo_rank(t, e->key, b));
         if (!writes(t, a, e->key) || a == reader)
             continue;
         if (lvl == IP_LVL_RC ? read_before(t, reader, j, a)

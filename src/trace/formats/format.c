@@ -21,6 +21,7 @@ static const struct {
     {IP_FMT_AWDIT_TEST, "awdit-test"},
     {IP_FMT_DBCOP, "dbcop"},
     {IP_FMT_COBRA, "cobra"},
+    {IP_FMT_ELLE, "elle"},
     {IP_FMT_DOT, "dot"},
 };
 
@@ -57,6 +58,30 @@ static bool starts(const char *p, const char *e, const char *lit)
     return (size_t)(e - p) >= n && memcmp(p, lit, n) == 0;
 }
 
+static const char *skip_blank(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' ||
+                     *p == ','))
+        p++;
+    return p;
+}
+
+/* EDN (a Jepsen history): ';' comments first, or a map whose first key
+ * is a keyword ('{' then ':'), or a vector of such maps. */
+static bool looks_edn(const char *p, const char *e)
+{
+    while (p < e && *p == ';') {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        p = skip_blank(nl ? nl : e, e);
+    }
+    if (p < e && *p == '[')
+        p = skip_blank(p + 1, e);
+    if (p == e || *p != '{')
+        return false;
+    p = skip_blank(p + 1, e);
+    return p < e && *p == ':';
+}
+
 /* The format the first non-blank bytes look like, or IP_FMT_AUTO. */
 static ip_format sniff(const char *data, size_t len)
 {
@@ -65,6 +90,8 @@ static ip_format sniff(const char *data, size_t len)
         p += 3;
     while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
         p++;
+    if (starts(p, e, ";") || looks_edn(p, e))
+        return IP_FMT_ELLE;
     if (starts(p, e, "{"))
         return IP_FMT_JSON;
     static const char *const text[] = {"WRITE KEY[", "READ KEY[", "INSERT[",
@@ -89,6 +116,8 @@ ip_format ip_format_detect(const char *path, const char *data, size_t len)
         return IP_FMT_PLUME;
     if (path && has_suffix(path, ".bincode"))
         return IP_FMT_DBCOP;
+    if (path && has_suffix(path, ".edn"))
+        return IP_FMT_ELLE;
     return sniff(data, len);
 }
 
@@ -107,7 +136,7 @@ static ip_trace *undetected(const char *path, const char *data, size_t len,
     else
         ip_fail(err, "%s: cannot tell the trace format from the name or the "
                 "first bytes; give --format json, isopredict-text, plume, "
-                "awdit-test or dbcop (cobra reads a directory)", path);
+                "awdit-test, dbcop or elle (cobra reads a directory)", path);
     return NULL;
 }
 
@@ -129,6 +158,8 @@ ip_trace *ip_read_buffer(const char *path, const char *data, size_t len,
         return ip_read_awdit_test(path, data, len, mode, err);
     case IP_FMT_DBCOP:
         return ip_read_dbcop(path, data, len, mode, err);
+    case IP_FMT_ELLE:
+        return ip_read_elle(path, data, len, mode, err);
     case IP_FMT_COBRA:
         ip_fail(err, "%s: a Cobra history is a directory of *.log files, "
                 "not a file", path);

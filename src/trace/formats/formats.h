@@ -13,6 +13,7 @@
  *                                 history.bincode file)
  *   cobra            yes   yes    read_cobra.c, write_cobra.c (a directory
  *                                 of *.log, one a session)
+ *   elle             yes   yes    read_elle.c (+ edn.c), write_elle.c
  *   dot                    yes    write_dot.c
  *
  * The formats other than json cannot hold every trace: write_layout.c
@@ -52,13 +53,14 @@ typedef enum {
     IP_FMT_AWDIT_TEST,
     IP_FMT_DBCOP,        /* dbcop's history.bincode */
     IP_FMT_COBRA,        /* a directory of Cobra client logs */
+    IP_FMT_ELLE,         /* a Jepsen history in EDN, as Elle reads it */
     IP_FMT_DOT           /* write only */
 } ip_format;
 
 /* ---- detect ------------------------------------------------------------- */
 
 /* "json", "isopredict-text", "plume", "awdit-test", "dbcop", "cobra",
- * "dot", "auto"; returns false for an unknown name. */
+ * "elle", "dot", "auto"; returns false for an unknown name. */
 bool ip_format_parse(const char *name, ip_format *out);
 const char *ip_format_name(ip_format f);
 
@@ -92,6 +94,14 @@ ip_trace *ip_read_cobra(const char *dir, ip_mode mode, ip_error *err);
 ip_trace *ip_read_cobra_logs(const char *dir, const char *const *names,
                              const char *const *data, const size_t *len,
                              uint32_t n, ip_mode mode, ip_error *err);
+
+/* A Jepsen history (EDN): operation maps, one a line or in a vector, of
+ * Elle's rw-register or list-append transactions; TRACE_FORMAT.md says
+ * how it maps to the model.  Nemesis and other non-:txn ops are skipped,
+ * :info transactions nobody observed left out (counted in the trace's
+ * "meta").  Errors name file:line:column. */
+ip_trace *ip_read_elle(const char *path, const char *data, size_t len,
+                       ip_mode mode, ip_error *err);
 
 /* The whole file at `path` ("-": standard input) in a malloc'ed buffer,
  * NUL-terminated (not counted in *len); NULL with err set ("cannot open",
@@ -204,5 +214,21 @@ bool ip_write_dbcop(const ip_layout *l, FILE *out);
  * ip_write_cobra_log writes trace session s (sess_no[s] != IP_NONE). */
 void ip_cobra_log_name(const ip_layout *l, uint32_t n, char buf[32]);
 bool ip_write_cobra_log(const ip_layout *l, uint32_t s, FILE *out);
+/* A Jepsen rw-register history in EDN (Elle's format): for every
+ * transaction, in session order, an :invoke and its :ok (committed) or
+ * :fail (aborted) completion; each session a :process (its index), every
+ * op an :index, keys and values as EDN scalars.  A read is written with
+ * the value its writer wrote (nil for the initial transaction), so that a
+ * reader resolving by value finds it again when values are unique per
+ * key; ip_elle_losses says where they are not. */
+bool ip_write_elle(const ip_trace *t, FILE *out);
+
+/* What an EDN history of t cannot say, as a sentence into buf (empty
+ * when nothing): reads whose writer another write of the same (key,
+ * value) would hide, reads of a null value, ambiguous reads, read
+ * anomalies, aborted transactions' reads of the initial state (which
+ * read back as unknown).  Returns how many reads are concerned, or
+ * UINT32_MAX when out of memory (buf says so). */
+uint32_t ip_elle_losses(const ip_trace *t, char *buf, size_t n);
 
 #endif

@@ -139,6 +139,27 @@ static cJSON *session_json(const ip_trace *t, uint32_t s)
     return NULL;
 }
 
+/* The known version orders, {"key": ["t1", "t2"], ...}: keys with an
+ * order, in key order. */
+static bool add_versions(cJSON *root, const ip_trace *t)
+{
+    if (!ip_trace_has_versions(t))
+        return true;
+    cJSON *v = cJSON_AddObjectToObject(root, "versions");
+    bool ok = v != NULL;
+    for (uint32_t k = 0; ok && k < t->n_keys; k++) {
+        uint32_t i = t->key_order_first[k], end = t->key_order_first[k + 1];
+        if (i == end)
+            continue;
+        cJSON *a = cJSON_AddArrayToObject(v, ip_key_name(t, k));
+        ok = a != NULL;
+        for (; ok && i < end; i++)
+            ok = ip_cjson_append(a, cJSON_CreateString(
+                                        ip_txn_name(t, t->key_order[i])));
+    }
+    return ok;
+}
+
 void *ip_trace_to_cjson(const ip_trace *t)
 {
     cJSON *root = cJSON_CreateObject();
@@ -150,7 +171,7 @@ void *ip_trace_to_cjson(const ip_trace *t)
     ok = sessions != NULL;
     for (uint32_t s = 0; ok && s < t->n_sessions; s++)
         ok = ip_cjson_append(sessions, session_json(t, s));
-    if (ok && add_extra(root, t, t->extra))
+    if (ok && add_versions(root, t) && add_extra(root, t, t->extra))
         return root;
     cJSON_Delete(root);
     return NULL;

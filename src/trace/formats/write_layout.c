@@ -151,6 +151,18 @@ static void note_tool_fields(ip_layout *l)
          "...): left out of %u object%s", n, plural(n));
 }
 
+/* Keys whose version order the trace knows (list-append reads): none of
+ * these formats has a place for it. */
+static void note_versions(ip_layout *l)
+{
+    const ip_trace *t = l->t;
+    uint32_t n = 0;
+    for (uint32_t k = 0; ip_trace_has_versions(t) && k < t->n_keys; k++)
+        n += t->key_order_first[k + 1] > t->key_order_first[k];
+    note(l, false, n, "cannot hold a known version order (list-append "
+         "reads): left out for %u key%s", n, plural(n));
+}
+
 /* ---- numbers ------------------------------------------------------------ */
 
 /* The integer text spells as the number readers spell one
@@ -487,6 +499,7 @@ bool ip_layout_make(ip_layout *l, const ip_trace *t, ip_format fmt,
     }
     choose_txns(l, c);
     note_tool_fields(l);
+    note_versions(l);
     if (!c->numbers) {
         text_notes(l);
         return true;

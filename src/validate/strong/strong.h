@@ -5,7 +5,8 @@
  * ip_serial_order_is_valid.
  *
  * Model (committed transactions only, txn 0 first and writing every key):
- * so and wr are known, the write order ww of every key is unknown, and
+ * so and wr are known, the write order ww of every key is unknown (but for
+ * the part of a known version order, ip_trace.key_order_*: fixed), and
  * rw(r, w) holds when r reads k from tw and ww_k(tw, w), w != r.
  *   ser: some choice of ww makes so ∪ wr ∪ ww ∪ rw acyclic;
  *   si:  some choice makes (so ∪ wr ∪ ww) ; rw? acyclic (Adya: only cycles
@@ -61,7 +62,8 @@ ip_check_result ip_check_si(const ip_trace *t, const ip_check_opts *opts,
  * if present, first), respects session order, and executing it serially
  * every read event reads the latest preceding committed write of its key
  * (txn 0 wrote every key before all); for an ambiguous read that write is
- * one of its candidates.  False with *oom set (when oom is
+ * one of its candidates; and each key's writers come in its known version
+ * order, if the trace has one (ip_versions_respected).  False with *oom set (when oom is
  * not NULL) when out of memory: then nothing was decided. */
 bool ip_serial_order_is_valid(const ip_trace *t, const uint32_t *order,
                               uint32_t n, bool *oom);

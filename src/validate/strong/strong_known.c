@@ -3,7 +3,9 @@
  * edges, who reads each write, and the keys whose write order follows from
  * direct evidence (each writer, in topological order, has an so or wr edge
  * from the previous one - the read-modify-write chains of mini-transaction
- * histories).  Such a key costs O(writers + readers) and no search.
+ * histories).  Such a key costs O(writers + readers) and no search, as
+ * does the known part of a key's version order when the input gave one
+ * (Elle's list-append lists).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +268,46 @@ static bool add_ukey(sg_ctx *c, uint32_t key, const pos_txn *w, uint32_t m,
     return true;
 }
 
+/* Key k with a known version order (ip_trace.key_order_*): its listed
+ * writers in order are fixed, as is each other writer after the last
+ * listed one; only the order among those others is left to the search
+ * (a key of its own in uk_*, without the listed writers). */
+static bool add_versioned_key(sg_ctx *c, uint32_t k, pos_txn *w,
+                              uint32_t *cap_k, uint32_t *cap_w,
+                              uint64_t *cap_o)
+{
+    const ip_trace *t = c->t;
+    uint32_t prev = IP_INIT_TXN, m = 0;
+    for (uint32_t i = t->key_order_first[k]; i < t->key_order_first[k + 1];
+         i++) {
+        if (!sg_add_option(c, k, prev, t->key_order[i], 1))
+            return false;
+        prev = t->key_order[i];
+    }
+    for (uint32_t i = t->key_writer_first[k]; i < t->key_writer_first[k + 1];
+         i++) {
+        uint32_t x = t->key_writer[i];
+        if (x == IP_INIT_TXN || t->key_order_pos[i] != IP_NONE)
+            continue;
+        if (!sg_add_option(c, k, prev, x, 1))
+            return false;
+        w[m++] = (pos_txn){ c->g.topo_pos[sg_commit(c, x)], x,
+                            t->key_writer_event[i] };
+    }
+    if (m < 2) {
+        c->stats->keys_chained++;
+        return true;
+    }
+    qsort(w, m, sizeof *w, cmp_pos);
+    return add_ukey(c, k, w, m, cap_k, cap_w, cap_o);
+}
+
+static bool has_versions(const ip_trace *t, uint32_t k)
+{
+    return ip_trace_has_versions(t) &&
+           t->key_order_first[k + 1] > t->key_order_first[k];
+}
+
 bool sg_chain_keys(sg_ctx *c, bool no_chains)
 {
     const ip_trace *t = c->t;
@@ -295,6 +337,10 @@ bool sg_chain_keys(sg_ctx *c, bool no_chains)
         if (m < 2)
             continue;
         c->stats->keys_total++;
+        if (has_versions(t, k)) {
+            ok = add_versioned_key(c, k, w, &cap_k, &cap_w, &cap_o);
+            continue;
+        }
         for (uint32_t i = 0; i < m; i++) {
             w[i].txn = t->key_writer[first + i];
             w[i].ev = t->key_writer_event[first + i];

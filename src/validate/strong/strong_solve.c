@@ -193,8 +193,14 @@ static bool add_choice_edges(search *s, uint32_t i, uint32_t j)
     if (!push_choice_edge(s, wr, var, UINT64_MAX))
         return false;
     sg_edge rw = { sg_start(c, r), 0, key, w, IP_EDGE_RW, 0 };
-    uint32_t uk = s->uk_of_key[key];
-    if (uk == IP_NONE) {       /* chained: the known order */
+    uint32_t uk = s->uk_of_key[key], wi = 0;
+    uint32_t first = uk == IP_NONE ? 0 : c->uk_first[uk];
+    uint32_t m = uk == IP_NONE ? 0 : c->uk_first[uk + 1] - first;
+    while (wi < m && c->uk_w[first + wi] != w)
+        wi++;
+    /* chained, or w a listed writer of a known version order (every
+     * writer left to the search follows it): the known order */
+    if (uk == IP_NONE || wi == m) {
         const ip_trace *t = c->t;
         for (uint32_t q = t->key_writer_first[key];
              q < t->key_writer_first[key + 1]; q++) {
@@ -208,9 +214,6 @@ static bool add_choice_edges(search *s, uint32_t i, uint32_t j)
         }
         return true;
     }
-    uint32_t first = c->uk_first[uk], m = c->uk_first[uk + 1] - first, wi = 0;
-    while (wi < m && c->uk_w[first + wi] != w)
-        wi++;
     for (uint32_t bi = 0; bi < m; bi++) {
         uint32_t b = c->uk_w[first + bi];
         if (b == w || b == r || b == IP_INIT_TXN ||

@@ -8,6 +8,22 @@
 
 #include "strong_graph.h"
 
+/* si: does the commit order put writers in their known version order? */
+static bool commits_follow_versions(const ip_trace *t, const uint32_t *order,
+                                    uint32_t n, bool *oom)
+{
+    if (!ip_trace_has_versions(t))
+        return true;
+    uint32_t *pos = malloc(((size_t)t->n_txns + 1) * sizeof *pos);
+    if (!pos)
+        return !(*oom = true);
+    for (uint32_t i = 0; i < n; i++)
+        pos[order[i]] = i;
+    bool ok = ip_versions_respected(t, pos);
+    free(pos);
+    return ok;
+}
+
 bool sg_order_witness(sg_ctx *c, ip_verdict *out)
 {
     const ip_trace *t = c->t;
@@ -25,7 +41,8 @@ bool sg_order_witness(sg_ctx *c, ip_verdict *out)
     out->n_order = k;
     bool oom = false;
     if (k != n || out->order[0] != IP_INIT_TXN ||
-        (!c->si && !ip_serial_order_is_valid(t, out->order, n, &oom)))
+        (!c->si && !ip_serial_order_is_valid(t, out->order, n, &oom)) ||
+        (c->si && !commits_follow_versions(t, out->order, n, &oom)))
         return oom ? sg_oom(c)
                    : ip_fail(c->err, "ser/si check: internal error: the "
                              "witness order is not valid");
@@ -171,7 +188,8 @@ bool ip_serial_order_is_valid(const ip_trace *t, const uint32_t *order,
     if (oom)
         *oom = !pos || !last;
     bool ok = pos && last && place_orders(t, order, n, pos) &&
-              respects_sessions(t, pos) && reads_latest(t, order, n, last);
+              respects_sessions(t, pos) && ip_versions_respected(t, pos) &&
+              reads_latest(t, order, n, last);
     free(pos);
     free(last);
     return ok;

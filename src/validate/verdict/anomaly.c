@@ -137,6 +137,7 @@ const char *ip_read_anomaly_adya(const ip_trace *t, const ip_anomaly *a)
                        a->writer != t->ops[a->op].txn
                    ? "G1b"
                    : "internal";
+    case IP_AN_INCOMPATIBLE_ORDER: return "incompatible order";
     }
     return "unknown";
 }

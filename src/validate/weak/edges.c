@@ -65,3 +65,26 @@ bool wk_add_so_wr(const ip_trace *t, wk_edges *g)
     free(seen);
     return ok;
 }
+
+bool wk_add_versions(const ip_trace *t, wk_edges *g)
+{
+    if (!ip_trace_has_versions(t))
+        return true;
+    for (uint32_t k = 0; k < t->n_keys; k++) {
+        uint32_t first = t->key_order_first[k], end = t->key_order_first[k + 1];
+        for (uint32_t i = first; i + 1 < end; i++)
+            if (!wk_push(g, t->key_order[i], t->key_order[i + 1], IP_EDGE_WW,
+                         k, IP_NONE))
+                return false;
+        for (uint32_t i = t->key_writer_first[k];
+             first < end && i < t->key_writer_first[k + 1]; i++)
+            if (t->key_writer[i] != IP_INIT_TXN &&
+                t->key_order_pos[i] == IP_NONE &&
+                !wk_push(g, t->key_order[end - 1], t->key_writer[i],
+                         IP_EDGE_WW, k, IP_NONE))
+                return false;
+    }
+    for (size_t i = 0; i < g->n; i++)
+        g->e[i].forced = g->e[i].kind == IP_EDGE_WW;
+    return true;
+}

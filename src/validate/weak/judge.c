@@ -1,7 +1,8 @@
 /*
  * judge.c - the weak checkers: co' = so u wr saturated by the level's axiom,
- * then judged acyclic (witness: a topological order) or not (witness: one
- * cycle per SCC).  Read-consistency anomalies fail every level.
+ * with the known version orders' ww edges (wk_add_versions), then judged
+ * acyclic (witness: a topological order) or not (witness: one cycle per
+ * SCC).  Read-consistency anomalies fail every level.
  */
 #include "weak.h"
 
@@ -72,7 +73,8 @@ ip_check_result wk_check(const ip_trace *t, ip_level lvl,
 {
     wk_edges g = {0};
     uint32_t *order = malloc(((size_t)t->n_txns + 1) * sizeof *order);
-    bool ok = order && wk_add_so_wr(t, &g) && saturate(t, lvl, &g, order);
+    bool ok = order && wk_add_so_wr(t, &g) && saturate(t, lvl, &g, order) &&
+              wk_add_versions(t, &g);
     if (ok)
         ok = judge(t, &g, order, opts, out);   /* takes order */
     else

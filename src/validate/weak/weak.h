@@ -38,6 +38,14 @@ static inline bool wk_read_event(const ip_trace *t, const ip_event *ev)
  * and one wr edge per (writer, reader) pair, labelled with the first key. */
 bool wk_add_so_wr(const ip_trace *t, wk_edges *g);
 
+/* The known version orders (ip_trace.key_order_*) as ww edges, marked
+ * forced: consecutive listed writers, and the last listed one to each
+ * writer not listed.  Every level's commit order must extend them (the
+ * versions of a key are installed in commit order), so added after
+ * saturation (which reads so u wr only) they make a violation of any
+ * commit order the level requires that contradicts them a cycle. */
+bool wk_add_versions(const ip_trace *t, wk_edges *g);
+
 /* Saturation passes: append the inferred CO edges of each axiom. */
 bool wk_saturate_rc(const ip_trace *t, wk_edges *g);
 bool wk_saturate_ra(const ip_trace *t, wk_edges *g);

@@ -85,6 +85,8 @@ static bool delimiter(char c)
  * integer cJSON prints as written, true, false or null. */
 static bool plain_scalar(const char *p, size_t *i, size_t n, span *out)
 {
+    if (*i >= n)              /* the input ends after the member's name */
+        return false;
     if (p[*i] == '"')
         return plain_string(p, i, n, out);
     size_t j = *i;

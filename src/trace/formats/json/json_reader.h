@@ -95,6 +95,8 @@ typedef struct json_reader {
     uint32_t bad_cand;        /* index of the first bad candidate */
     jr_shape shapes[2];       /* of the last plain read and write */
     jr_shape head;            /* of the last plain transaction head */
+    tok versions;             /* top-level "versions", read once the feed
+                                 has declared every transaction */
 } json_reader;
 
 /* jr_classify's answers besides a model field's index. */

@@ -26,7 +26,7 @@
 #define AT_LEN 160
 
 static const char *const TOP_MODEL[] = { "isopredict_trace", "initial",
-                                         "sessions", NULL };
+                                         "sessions", "versions", NULL };
 static const char *const TOP_TOOL[] = { "workload", "schedule", "invariants",
                                         "replay", "prediction", "meta",
                                         "comment", NULL };
@@ -525,7 +525,7 @@ static bool read_session(json_reader *r, where_ *w)
 
 /* ---- the trace ---------------------------------------------------------- */
 
-enum { R_VERSION, R_INITIAL, R_SESSIONS, N_TOP_FIELDS };
+enum { R_VERSION, R_INITIAL, R_SESSIONS, R_VERSIONS, N_TOP_FIELDS };
 
 /* Check the header and make the builder (it needs the initial name). */
 static bool header(json_reader *r, const tok *f)
@@ -583,6 +583,46 @@ static bool sessions_ready(json_reader *r, void *ctx, tok *f, size_t unknown)
            ready_after(r, &f[R_INITIAL], unknown);
 }
 
+/* One key's order of "versions": an array of transaction ids. */
+static bool read_key_versions(json_reader *r, const cJSON *k)
+{
+    char where[200];
+    snprintf(where, sizeof where, "versions.%s", k->string);
+    int n = cJSON_IsArray(k) ? cJSON_GetArraySize(k) : -1;
+    const char **names = malloc((n > 0 ? (size_t)n : 1) * sizeof *names);
+    if (!names)
+        return jr_oom(r);
+    bool ok = n >= 0 && k->string[0];
+    int i = 0;
+    for (const cJSON *e = ok ? k->child : NULL; ok && e; e = e->next)
+        ok = cJSON_IsString(e) && (names[i++] = e->valuestring)[0];
+    if (!ok)
+        jr_type_error(r, where, "must be an array of transaction ids (the "
+                      "key's known version order)");
+    else
+        ok = ip_builder_version_order_named(r->b, k->string, names,
+                                            (uint32_t)n, r->err);
+    free(names);
+    return ok;
+}
+
+/* "versions": {"key": ["t1", "t2"], ...}, the known version orders;
+ * after the feed (jr_feed_end), when every transaction is declared. */
+static bool read_versions(json_reader *r)
+{
+    const tok *v = &r->versions;
+    if (v->kind == T_NONE)
+        return true;
+    cJSON *o = cJSON_ParseWithLength(r->data + v->start, v->end - v->start);
+    if (!o)
+        return jr_oom(r);   /* the member is valid JSON: scanned already */
+    bool ok = true;
+    for (const cJSON *k = o->child; ok && k; k = k->next)
+        ok = read_key_versions(r, k);
+    cJSON_Delete(o);
+    return ok;
+}
+
 static bool read_root(json_reader *r)
 {
     js_ws(&r->c);
@@ -608,6 +648,10 @@ static bool read_root(json_reader *r)
         if (!read_later(r, &f[R_SESSIONS], sessions_stream, NULL, f))
             return false;
     }
+    r->versions = f[R_VERSIONS];
+    if (r->versions.kind != T_NONE && r->versions.kind != T_OBJECT)
+        return jr_type_error(r, "versions", "must be an object: key -> its "
+                             "known version order");
     return jr_keep_extras(r, AT_TRACE, IP_EXTRA_TRACE, 0);
 }
 
@@ -632,7 +676,7 @@ ip_trace *ip_read_json(const char *path, const char *data, size_t len,
 {
     json_reader r = {.path = path, .data = data, .c = {data, len, 0, 0},
                      .mode = mode, .err = err};
-    bool ok = jr_feed_end(&r, read_root(&r));
+    bool ok = jr_feed_end(&r, read_root(&r)) && read_versions(&r);
     /* bad JSON anywhere is the error to report, even when the walk met
      * another one first */
     size_t off = r.c.i;
