@@ -83,20 +83,18 @@ void cli_use_huge_pages(char **argv)
     }
     if (!worth_reexecuting())
         return;
+    /* On the stack, not malloc: the out-of-memory tests count the
+     * allocations of the image that does the work. */
     const char *tun = getenv(TUNABLES);
-    size_t n = (tun ? strlen(tun) : 0) + sizeof HUGETLB + 2;
-    char *value = malloc(n), *keep = malloc(n);
-    if (!value || !keep) {
-        free(value);
-        free(keep);
+    char value[4096], keep[4096];
+    int n = snprintf(value, sizeof value, "%s%s%s", tun ? tun : "",
+                     tun ? ":" : "", HUGETLB);
+    int k = snprintf(keep, sizeof keep, "%s%s", tun ? "=" : "-",
+                     tun ? tun : "");
+    if (n < 0 || (size_t)n >= sizeof value || k < 0 || (size_t)k >= sizeof keep)
         return;
-    }
-    snprintf(value, n, "%s%s%s", tun ? tun : "", tun ? ":" : "", HUGETLB);
-    snprintf(keep, n, "%s%s", tun ? "=" : "-", tun ? tun : "");
     if (!setenv(SAVED, keep, 1) && !setenv(TUNABLES, value, 1))
         execv("/proc/self/exe", argv);
     /* still here: the environment goes back and we run as we are */
     restore_environment(keep);
-    free(value);
-    free(keep);
 }
