@@ -82,9 +82,12 @@ uint32_t wk_topo_order(const ip_trace *t, const wk_edges *g,
 uint32_t *wk_scc_of(const wk_csr *c, const ip_edge *e, uint32_t *n_comp);
 
 /* Fill v->cycles with one cycle per non-trivial SCC of g (at most max,
- * 0 = no limit), each with as few CO edges as the search finds. */
-bool wk_cycles(const ip_trace *t, const wk_edges *g, uint32_t max,
-               ip_verdict *v);
+ * 0 = no limit), each with as few CO edges as the search finds.  c is g's
+ * adjacency (wk_csr_build, kept by the caller); sowr_acyclic says that so
+ * u wr alone is known to be acyclic (the causal saturation ran), which
+ * spares the search for so u wr cycles. */
+bool wk_cycles(const ip_trace *t, const wk_edges *g, const wk_csr *c,
+               bool sowr_acyclic, uint32_t max, ip_verdict *v);
 
 /* The whole weak check of one level, anomalies included. */
 ip_check_result wk_check(const ip_trace *t, ip_level lvl,
