@@ -23,9 +23,11 @@ static bool saturate_cc(const ip_trace *t, wk_edges *g, uint32_t *order,
     if (n < ip_committed_count(t) + 1)
         return true;
     *sowr_acyclic = true;
-    uint32_t *vc = wk_vector_clocks(t, order, n);
-    bool ok = vc && wk_saturate_cc(t, vc, g);
-    free(vc);
+    wk_clocks vc;
+    if (!wk_clocks_build(&vc, t, order, n))
+        return false;
+    bool ok = wk_saturate_cc(t, &vc, g);
+    wk_clocks_free(&vc);
     return ok;
 }
 

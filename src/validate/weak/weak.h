@@ -49,15 +49,35 @@ bool wk_add_versions(const ip_trace *t, wk_edges *g);
 /* Saturation passes: append the inferred CO edges of each axiom. */
 bool wk_saturate_rc(const ip_trace *t, wk_edges *g);
 bool wk_saturate_ra(const ip_trace *t, wk_edges *g);
-/* vc: the vector clocks of wk_vector_clocks. */
-bool wk_saturate_cc(const ip_trace *t, const uint32_t *vc, wk_edges *g);
+/* Happens-before vector clocks over committed txns, n_txns * k entries
+ * (k = n_sessions, at least 1), 16 bits each when every session has fewer
+ * than 2^16 - 1 txns, else 32 (`wide`).  Entry (x, s) is 1 + the position
+ * in s of the so-latest txn of session s that reaches x by so u wr (x
+ * itself for its own session), 0 for none; wk_clock gives it as a txn id.
+ * Owns its array. */
+typedef struct wk_clocks {
+    const ip_trace *t;
+    uint16_t *vc16;
+    uint32_t *vc32;
+    uint32_t k;
+    bool wide;
+} wk_clocks;
 
-/* Happens-before vector clocks over committed txns, n_txns * n_sessions
- * entries: vc[t * k + s] is the so-latest txn of session s that reaches t
- * by so u wr (t itself for its own session), 0 for none.  `topo` is a
- * topological order of so u wr. */
-uint32_t *wk_vector_clocks(const ip_trace *t, const uint32_t *topo,
-                           uint32_t n_topo);
+/* `topo` is a topological order of so u wr; false when out of memory. */
+bool wk_clocks_build(wk_clocks *c, const ip_trace *t, const uint32_t *topo,
+                     uint32_t n_topo);
+void wk_clocks_free(wk_clocks *c);
+
+/* The so-latest txn of session s that happens before x (or x), 0 for
+ * none. */
+static inline uint32_t wk_clock(const wk_clocks *c, uint32_t x, uint32_t s)
+{
+    size_t i = (size_t)x * c->k + s;
+    uint32_t pos = c->wide ? c->vc32[i] : c->vc16[i];
+    return pos ? c->t->sessions[s].txn_first + pos - 1 : 0;
+}
+
+bool wk_saturate_cc(const ip_trace *t, const wk_clocks *vc, wk_edges *g);
 
 /* Adjacency in compressed rows, out-edges of node v are
  * edge[first[v] .. first[v+1]) as indices into the edge list. */
