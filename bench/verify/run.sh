@@ -3,8 +3,8 @@
 # prediction of a large trace, beside reading that trace alone (`stats`).
 # For each app: record a run (seeded), predict once with a bounded search
 # (the prediction lies in some window of the whole run), then time
-# `verify --observed TRACE PREDICTION` and `stats TRACE` with farm-bench
-# (median of RUNS, pair by pair) and print a row.
+# `verify --observed TRACE PREDICTION` and `stats TRACE` in turn with
+# /usr/bin/time (median of RUNS each, after one warm-up) and print a row.
 #
 # Usage: bench/verify/run.sh [OUTDIR]      (OUTDIR must not exist)
 # Environment:
@@ -13,7 +13,7 @@
 #   SIZE_tpcc=50x400      about 10^6 operations
 #   SIZE_smallbank=100x1000
 #   SEED=1 RUNS=5
-# Writes OUTDIR/verify.md (the table) and farm-bench's raw output.
+# Writes OUTDIR/verify.md (the table) and the raw times (times-APP-*.txt).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -44,11 +44,28 @@ for app in $APPS; do
     [ -n "$pred" ] || { echo "| $app | $size | $ops | none found | - | - | - | - |" >> "$OUT/verify.md"; continue; }
     shape=$("$BIN" verify --json --observed "$trace" "$pred" |
             jq -r '.predictions[0] | "\(.kept) / \(.dropped) / \(.changed_reads)"')
-    farm-bench -n "$RUNS" --timeout 600 --vs "$BIN stats $trace" -- \
-        "$BIN" verify --observed "$trace" "$pred" > "$OUT/farm-$app.txt" 2>&1
-    # "A cpu s   min median max": the median
-    med() { grep -E "^$1 s " "$OUT/farm-$app.txt" | awk '{print $5}'; }
-    echo "| $app | $size | $ops | $shape | $(med 'A cpu') | $(med 'B cpu') |" \
-         "$(med 'A wall') | $(med 'B wall') |" >> "$OUT/verify.md"
+    # the two commands in turn, one line "user sys wall" per run each
+    "$BIN" verify --observed "$trace" "$pred" > /dev/null 2>&1 || true
+    : > "$OUT/times-$app-verify.txt"
+    : > "$OUT/times-$app-stats.txt"
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        /usr/bin/time -f '%U %S %e' -a -o "$OUT/times-$app-verify.txt" \
+            "$BIN" verify --observed "$trace" "$pred" > /dev/null 2>&1 || true
+        /usr/bin/time -f '%U %S %e' -a -o "$OUT/times-$app-stats.txt" \
+            "$BIN" stats "$trace" > /dev/null 2>&1 || true
+        i=$((i + 1))
+    done
+    # med FILE cpu|wall: the median over the runs
+    med() {
+        awk -v what="$2" '/^[0-9.]+ [0-9.]+ [0-9.]+$/ {
+                print (what == "cpu" ? $1 + $2 : $3) }' "$1" | sort -n |
+            awk '{ v[NR] = $1 }
+                 END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+                       printf "%.3f", m }'
+    }
+    v=$OUT/times-$app-verify.txt st=$OUT/times-$app-stats.txt
+    echo "| $app | $size | $ops | $shape | $(med "$v" cpu) | $(med "$st" cpu) |" \
+         "$(med "$v" wall) | $(med "$st" wall) |" >> "$OUT/verify.md"
 done
 cat "$OUT/verify.md"

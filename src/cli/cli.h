@@ -23,6 +23,12 @@ enum {
     IP_EXIT_UNAVAILABLE = 4  /* not available */
 };
 
+/* Called first in main: executes the program again, once, with glibc's
+ * transparent huge pages for malloc (hugepages.c says when and why), and
+ * in the new image restores the user's environment.  Returns when there is
+ * nothing to do or the re-execution failed; never fails the command. */
+void cli_use_huge_pages(char **argv);
+
 int cmd_predict(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

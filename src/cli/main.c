@@ -46,6 +46,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    cli_use_huge_pages(argv);
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return IP_EXIT_OK;

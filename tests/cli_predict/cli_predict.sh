@@ -195,6 +195,54 @@ usage)
     contains out "--max-predictions"
     [ ! -e isopredict-out ] || fail "usage errors made an output directory"
     ;;
+huge_pages)
+    # The binary executes itself once with glibc's huge pages for malloc
+    # (src/cli/hugepages.c) and gives its children the user's environment.
+    # A stand-in application records both: its own environment, and the
+    # environment isopredict's image was started with (/proc/PPID/environ).
+    expect 1 "$BIN" predict --quiet --out p "$TRACES/deposit.json"
+    pred=p/deposit.causal-relaxed-approx.prediction-1.json
+    printf '#!/bin/sh\nenv > env.child\ntr "\\000" "\\n" < /proc/$PPID/environ > env.image\nexit 3\n' > app.sh
+    chmod +x app.sh
+    reexec=yes
+    grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2> /dev/null && reexec=no
+    [ -e /sys/kernel/mm/transparent_hugepage/enabled ] || reexec=no
+    ldd "$BIN" | grep -q libasan && reexec=no
+    run_app() {   # run_app ENV...: validate with the stand-in, in env ENV
+        rm -f env.child env.image
+        env -u GLIBC_TUNABLES -u ISOPREDICT_HUGEPAGES "$@" \
+            "$BIN" validate --app ./app.sh --sessions 2 --txns 1 --seed 1 \
+            "$pred" > /dev/null 2>&1
+        [ -s env.child ] && [ -s env.image ] || fail "the stand-in did not run"
+    }
+    # (glibc may rewrite GLIBC_TUNABLES in place while it parses it, so the
+    # re-executed image is recognised by the value we saved for it)
+    run_app
+    ! grep -q '^GLIBC_TUNABLES=\|^ISOPREDICT_SAVED' env.child ||
+        fail "the child got our tunables: $(grep TUNABLES env.child)"
+    if [ $reexec = yes ]; then
+        grep -qx 'ISOPREDICT_SAVED_TUNABLES=-' env.image &&
+        grep -qx 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1' env.image ||
+            fail "not re-executed with huge pages: $(grep TUNABLES env.image)"
+    else
+        ! grep -q 'TUNABLES=' env.image || fail "re-executed here"
+    fi
+    run_app GLIBC_TUNABLES=glibc.malloc.tcache_count=7
+    grep -qx 'GLIBC_TUNABLES=glibc.malloc.tcache_count=7' env.child ||
+        fail "the user's tunables were not given back: $(grep TUNABLES env.child)"
+    ! grep -q '^ISOPREDICT_SAVED' env.child || fail "the saved tunables leaked"
+    if [ $reexec = yes ]; then
+        grep -qx 'ISOPREDICT_SAVED_TUNABLES==glibc.malloc.tcache_count=7' env.image ||
+            fail "not re-executed, or the user's tunables not saved: $(grep TUNABLES env.image)"
+    fi
+    run_app ISOPREDICT_HUGEPAGES=0
+    ! grep -q 'TUNABLES=' env.image || fail "ISOPREDICT_HUGEPAGES=0 was ignored"
+    run_app GLIBC_TUNABLES=glibc.malloc.hugetlb=0
+    ! grep -q '^ISOPREDICT_SAVED' env.image ||
+        fail "re-executed although the user chose hugetlb"
+    grep -qx 'GLIBC_TUNABLES=glibc.malloc.hugetlb=0' env.child ||
+        fail "the user's hugetlb setting was changed: $(grep TUNABLES env.child)"
+    ;;
 *)
     fail "unknown case"
     ;;
