@@ -101,6 +101,9 @@ long_session() {   # long_session VALUE_READ: session 0 of 70,000 txns
 long_session 1 >"$tmp/long1.plume"
 check 1 --level causal "$tmp/long1.plume"
 matches "$tmp/out" "violates causal (70001 transactions"
+# the cycle with fewest inferred edges: back along session 0, the 0-1
+# search stopping where it reaches t69000's predecessor at no cost
+matches "$tmp/out" "cycle 1: fractured read (69001 edges, 1 inferred)"
 long_session 2 >"$tmp/long2.plume"
 check 0 --level causal "$tmp/long2.plume"
 
