@@ -11,7 +11,8 @@
 
 #include <stdlib.h>
 
-#define WK_CANDIDATES_SMALL 8     /* CO edges tried in SCCs of <= 1000 */
+#define WK_CANDIDATES_SMALL 8     /* CO edges tried in small SCCs */
+#define WK_SMALL_SCC 1000         /* nodes: larger SCCs try one CO edge */
 
 typedef struct cyc_ctx {
     const ip_trace *t;
@@ -117,7 +118,7 @@ static bool sowr_cycle(cyc_ctx *x, uint32_t node, ip_verdict *v)
 static bool co_cycle(cyc_ctx *x, uint32_t cc, ip_verdict *v)
 {
     uint32_t size = x->mfirst[cc + 1] - x->mfirst[cc];
-    uint32_t tries = size <= 1000 ? WK_CANDIDATES_SMALL : 1;
+    uint32_t tries = size <= WK_SMALL_SCC ? WK_CANDIDATES_SMALL : 1;
     uint32_t best = IP_NONE, best_cost = IP_NONE, last = IP_NONE;
     for (uint32_t m = x->mfirst[cc]; m < x->mfirst[cc + 1] && tries; m++) {
         uint32_t u = x->members[m];

@@ -91,14 +91,9 @@ bool wk_clocks_build(wk_clocks *c, const ip_trace *t, const uint32_t *topo,
         if (p != IP_NONE)
             copy_row(c, x, p);
         const ip_txn *tx = &t->txns[x];
-        for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++) {
-            const ip_event *ev = &t->events[e];
-            if (!wk_read_event(t, ev) || ev->writer == IP_INIT_TXN ||
-                seen[ev->writer] == x)
-                continue;
-            seen[ev->writer] = x;
-            join(c, x, ev->writer);
-        }
+        for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++)
+            if (wk_new_writer(t, &t->events[e], x, seen))
+                join(c, x, t->events[e].writer);
         set_own(c, t, x);
     }
     free(seen);

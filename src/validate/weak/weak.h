@@ -34,6 +34,19 @@ static inline bool wk_read_event(const ip_trace *t, const ip_event *ev)
            ip_committed(t, ev->writer);
 }
 
+/* True the first time txn x meets a read event ev (of x) of a writer other
+ * than txn 0 - each writer x reads from once - and marks it in seen
+ * (n_txns entries, no entry equal to x beforehand). */
+static inline bool wk_new_writer(const ip_trace *t, const ip_event *ev,
+                                 uint32_t x, uint32_t *seen)
+{
+    if (!wk_read_event(t, ev) || ev->writer == IP_INIT_TXN ||
+        seen[ev->writer] == x)
+        return false;
+    seen[ev->writer] = x;
+    return true;
+}
+
 /* so between consecutive committed txns (txn 0 to each session's first)
  * and one wr edge per (writer, reader) pair, labelled with the first key. */
 bool wk_add_so_wr(const ip_trace *t, wk_edges *g);
