@@ -107,4 +107,25 @@ matches "$tmp/out" "cycle 1: fractured read (69001 edges, 1 inferred)"
 long_session 2 >"$tmp/long2.plume"
 check 0 --level causal "$tmp/long2.plume"
 
+# the cycle with fewest inferred edges when a CO edge back is met first:
+# from B the search sees B -co-> A (one inferred) before B -so-> C -wr-> A
+# (none), and must not stop at the former
+cat >"$tmp/rc3.json" <<'J'
+{"isopredict_trace": 1, "sessions": [
+ {"id": "s1", "transactions": [
+   {"id": "B", "ops": [{"op": "write", "key": "x", "value": 1}, {"op": "write", "key": "y", "value": 1},
+                       {"op": "write", "key": "b", "value": 1}]},
+   {"id": "C", "ops": [{"op": "write", "key": "z", "value": 1}]}]},
+ {"id": "s2", "transactions": [
+   {"id": "A", "ops": [{"op": "read", "key": "z", "from": "C"}, {"op": "write", "key": "a", "value": 1},
+                       {"op": "write", "key": "x", "value": 2}, {"op": "write", "key": "y", "value": 2}]}]},
+ {"id": "s3", "transactions": [
+   {"id": "R1", "ops": [{"op": "read", "key": "a", "from": "A"}, {"op": "read", "key": "x", "from": "B"}]}]},
+ {"id": "s4", "transactions": [
+   {"id": "R2", "ops": [{"op": "read", "key": "b", "from": "B"}, {"op": "read", "key": "y", "from": "A"}]}]}]}
+J
+check 1 --level rc "$tmp/rc3.json"
+matches "$tmp/out" "cycle 1: non-monotonic read (3 edges, 1 inferred)"
+matches "$tmp/out" "C -wr(z)-> A"
+
 finish
