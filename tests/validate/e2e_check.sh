@@ -88,4 +88,44 @@ for lvl in ser si; do
     done
 done
 
+# causal on a session of more than 2^16 txns: the vector clocks take 32-bit
+# positions there (16-bit ones would wrap and miss that the reader of x = 1
+# saw txn 69000, which overwrote it, through key 3)
+long_session() {   # long_session VALUE_READ: session 0 of 70,000 txns
+    awk -v v="$1" 'BEGIN {
+        print "w(1,1,0,0)"
+        for (i = 0; i < 70000; i++) printf "w(2,%d,0,%d)\n", i + 1, i
+        print "w(1,2,0,69000)"; print "w(3,1,0,69000)"
+        print "r(3,1,1,70000)"; printf "r(1,%d,1,70000)\n", v }'
+}
+long_session 1 >"$tmp/long1.plume"
+check 1 --level causal "$tmp/long1.plume"
+matches "$tmp/out" "violates causal (70001 transactions"
+# the cycle with fewest inferred edges: back along session 0, the 0-1
+# search stopping where it reaches t69000's predecessor at no cost
+matches "$tmp/out" "cycle 1: fractured read (69001 edges, 1 inferred)"
+long_session 2 >"$tmp/long2.plume"
+check 0 --level causal "$tmp/long2.plume"
+
+# the cycle with fewest inferred edges when a CO edge back is met first:
+# from B the search sees B -co-> A (one inferred) before B -so-> C -wr-> A
+# (none), and must not stop at the former
+cat >"$tmp/rc3.json" <<'J'
+{"isopredict_trace": 1, "sessions": [
+ {"id": "s1", "transactions": [
+   {"id": "B", "ops": [{"op": "write", "key": "x", "value": 1}, {"op": "write", "key": "y", "value": 1},
+                       {"op": "write", "key": "b", "value": 1}]},
+   {"id": "C", "ops": [{"op": "write", "key": "z", "value": 1}]}]},
+ {"id": "s2", "transactions": [
+   {"id": "A", "ops": [{"op": "read", "key": "z", "from": "C"}, {"op": "write", "key": "a", "value": 1},
+                       {"op": "write", "key": "x", "value": 2}, {"op": "write", "key": "y", "value": 2}]}]},
+ {"id": "s3", "transactions": [
+   {"id": "R1", "ops": [{"op": "read", "key": "a", "from": "A"}, {"op": "read", "key": "x", "from": "B"}]}]},
+ {"id": "s4", "transactions": [
+   {"id": "R2", "ops": [{"op": "read", "key": "b", "from": "B"}, {"op": "read", "key": "y", "from": "A"}]}]}]}
+J
+check 1 --level rc "$tmp/rc3.json"
+matches "$tmp/out" "cycle 1: non-monotonic read (3 edges, 1 inferred)"
+matches "$tmp/out" "C -wr(z)-> A"
+
 finish

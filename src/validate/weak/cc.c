@@ -76,21 +76,18 @@ static uint32_t latest_upto(const ip_trace *t, uint32_t lo, uint32_t hi,
     return t->key_writer[lo];
 }
 
-static bool saturate_read(const ip_trace *t, const uint32_t *vc,
+static bool saturate_read(const ip_trace *t, const wk_clocks *vc,
                           const cc_runs *r, uint32_t t3, const ip_event *ev,
                           wk_edges *g)
 {
-    size_t k = t->n_sessions;
-    const uint32_t *row = vc + (size_t)t3 * k;
-    const uint32_t *row1 = vc + (size_t)ev->writer * k;
     uint32_t s3 = t->txns[t3].session, x = ev->key, t1 = ev->writer;
     for (uint32_t i = r->first[x]; i < r->first[x + 1]; i++) {
         uint32_t s = r->sess[i];
-        uint32_t bound = s == s3 ? t3 - 1 : row[s];
+        uint32_t bound = s == s3 ? t3 - 1 : wk_clock(vc, t3, s);
         if (bound == 0)
             continue;
         uint32_t t2 = latest_upto(t, r->lo[i], r->hi[i], bound);
-        if (t2 == IP_NONE || t2 == t1 || row1[s] >= t2)
+        if (t2 == IP_NONE || t2 == t1 || wk_clock(vc, t1, s) >= t2)
             continue;     /* none, or already t2 hb t1 */
         if (!wk_push(g, t2, t1, IP_EDGE_CO, x, t3))
             return false;
@@ -98,7 +95,7 @@ static bool saturate_read(const ip_trace *t, const uint32_t *vc,
     return true;
 }
 
-bool wk_saturate_cc(const ip_trace *t, const uint32_t *vc, wk_edges *g)
+bool wk_saturate_cc(const ip_trace *t, const wk_clocks *vc, wk_edges *g)
 {
     cc_runs r = {0};
     bool ok = runs_build(t, &r);

@@ -11,12 +11,13 @@
 
 #include <stdlib.h>
 
-#define WK_CANDIDATES_SMALL 8     /* CO edges tried in SCCs of <= 1000 */
+#define WK_CANDIDATES_SMALL 8     /* CO edges tried in small SCCs */
+#define WK_SMALL_SCC 1000         /* nodes: larger SCCs try one CO edge */
 
 typedef struct cyc_ctx {
     const ip_trace *t;
     const wk_edges *g;
-    wk_csr c;
+    wk_csr c;                     /* g's adjacency, the caller's */
     uint32_t *comp, n_comp;
     uint32_t *comp0;              /* SCCs of so u wr alone */
     uint32_t *size0;              /* size of each so u wr SCC */
@@ -57,6 +58,12 @@ static uint32_t bfs01(cyc_ctx *x, uint32_t src, uint32_t dst,
             x->stamp[w] = x->run;
             x->dist[w] = d;
             x->parent[w] = x->c.edge[i];
+            /* v is at the deque's least distance, so dst reached from it
+             * at no cost is final (nothing later is strictly closer, and
+             * only a closer path replaces a parent): stop with the path
+             * and distance the full run would leave */
+            if (w == dst && !cost)
+                return d;
             if (cost) {
                 x->deque[(head + len) % cap] = w;
             } else {
@@ -111,8 +118,8 @@ static bool sowr_cycle(cyc_ctx *x, uint32_t node, ip_verdict *v)
 static bool co_cycle(cyc_ctx *x, uint32_t cc, ip_verdict *v)
 {
     uint32_t size = x->mfirst[cc + 1] - x->mfirst[cc];
-    uint32_t tries = size <= 1000 ? WK_CANDIDATES_SMALL : 1;
-    uint32_t best = IP_NONE, best_cost = IP_NONE;
+    uint32_t tries = size <= WK_SMALL_SCC ? WK_CANDIDATES_SMALL : 1;
+    uint32_t best = IP_NONE, best_cost = IP_NONE, last = IP_NONE;
     for (uint32_t m = x->mfirst[cc]; m < x->mfirst[cc + 1] && tries; m++) {
         uint32_t u = x->members[m];
         for (uint32_t i = x->c.first[u]; i < x->c.first[u + 1] && tries; i++) {
@@ -121,6 +128,7 @@ static bool co_cycle(cyc_ctx *x, uint32_t cc, ip_verdict *v)
                 continue;
             tries--;
             uint32_t cost = bfs01(x, e->to, u, x->comp, cc, false);
+            last = x->c.edge[i];
             if (cost < best_cost) {
                 best_cost = cost;
                 best = x->c.edge[i];
@@ -131,7 +139,8 @@ static bool co_cycle(cyc_ctx *x, uint32_t cc, ip_verdict *v)
         return true;     /* cannot happen: an SCC of >1 node has a CO edge
                             unless it has a so u wr cycle */
     const ip_edge *e = &x->g->e[best];
-    bfs01(x, e->to, e->from, x->comp, cc, false);
+    if (best != last)     /* the parents are the last search's */
+        bfs01(x, e->to, e->from, x->comp, cc, false);
     return emit_cycle(x, best, v);
 }
 
@@ -182,7 +191,8 @@ static bool one_per_component(cyc_ctx *x, uint32_t max, ip_verdict *v)
         if (x->mfirst[cc + 1] - x->mfirst[cc] < 2)
             continue;
         uint32_t sowr_node = IP_NONE;
-        for (uint32_t m = x->mfirst[cc]; m < x->mfirst[cc + 1]; m++)
+        for (uint32_t m = x->mfirst[cc]; x->comp0 && m < x->mfirst[cc + 1];
+             m++)
             if (x->size0[x->comp0[x->members[m]]] > 1) {
                 sowr_node = x->members[m];
                 break;
@@ -195,14 +205,13 @@ static bool one_per_component(cyc_ctx *x, uint32_t max, ip_verdict *v)
     return true;
 }
 
-bool wk_cycles(const ip_trace *t, const wk_edges *g, uint32_t max,
-               ip_verdict *v)
+bool wk_cycles(const ip_trace *t, const wk_edges *g, const wk_csr *c,
+               bool sowr_acyclic, uint32_t max, ip_verdict *v)
 {
-    cyc_ctx x = {.t = t, .g = g};
+    cyc_ctx x = {.t = t, .g = g, .c = *c};
     size_t n = t->n_txns;
-    bool ok = wk_csr_build(&x.c, t->n_txns, g) &&
-              (x.comp = wk_scc_of(&x.c, g->e, &x.n_comp)) != NULL &&
-              sowr_components(&x) && group_members(&x);
+    bool ok = (x.comp = wk_scc_of(&x.c, g->e, &x.n_comp)) != NULL &&
+              (sowr_acyclic || sowr_components(&x)) && group_members(&x);
     if (ok) {
         x.dist = malloc(n * sizeof *x.dist);
         x.parent = malloc(n * sizeof *x.parent);
@@ -211,7 +220,6 @@ bool wk_cycles(const ip_trace *t, const wk_edges *g, uint32_t max,
         ok = x.dist && x.parent && x.stamp && x.deque &&
              one_per_component(&x, max, v);
     }
-    wk_csr_free(&x.c);
     free(x.comp);
     free(x.comp0);
     free(x.size0);

@@ -47,11 +47,8 @@ static bool add_wr(const ip_trace *t, wk_edges *g, uint32_t *seen)
         const ip_txn *tx = &t->txns[x];
         for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++) {
             const ip_event *ev = &t->events[e];
-            if (!wk_read_event(t, ev) || ev->writer == IP_INIT_TXN ||
-                seen[ev->writer] == x)
-                continue;
-            seen[ev->writer] = x;
-            if (!wk_push(g, ev->writer, x, IP_EDGE_WR, ev->key, IP_NONE))
+            if (wk_new_writer(t, ev, x, seen) &&
+                !wk_push(g, ev->writer, x, IP_EDGE_WR, ev->key, IP_NONE))
                 return false;
         }
     }

@@ -34,6 +34,19 @@ static inline bool wk_read_event(const ip_trace *t, const ip_event *ev)
            ip_committed(t, ev->writer);
 }
 
+/* True the first time txn x meets a read event ev (of x) of a writer other
+ * than txn 0 - each writer x reads from once - and marks it in seen
+ * (n_txns entries, no entry equal to x beforehand). */
+static inline bool wk_new_writer(const ip_trace *t, const ip_event *ev,
+                                 uint32_t x, uint32_t *seen)
+{
+    if (!wk_read_event(t, ev) || ev->writer == IP_INIT_TXN ||
+        seen[ev->writer] == x)
+        return false;
+    seen[ev->writer] = x;
+    return true;
+}
+
 /* so between consecutive committed txns (txn 0 to each session's first)
  * and one wr edge per (writer, reader) pair, labelled with the first key. */
 bool wk_add_so_wr(const ip_trace *t, wk_edges *g);
@@ -49,15 +62,35 @@ bool wk_add_versions(const ip_trace *t, wk_edges *g);
 /* Saturation passes: append the inferred CO edges of each axiom. */
 bool wk_saturate_rc(const ip_trace *t, wk_edges *g);
 bool wk_saturate_ra(const ip_trace *t, wk_edges *g);
-/* vc: the vector clocks of wk_vector_clocks. */
-bool wk_saturate_cc(const ip_trace *t, const uint32_t *vc, wk_edges *g);
+/* Happens-before vector clocks over committed txns, n_txns * k entries
+ * (k = n_sessions, at least 1), 16 bits each when every session has fewer
+ * than 2^16 - 1 txns, else 32 (`wide`).  Entry (x, s) is 1 + the position
+ * in s of the so-latest txn of session s that reaches x by so u wr (x
+ * itself for its own session), 0 for none; wk_clock gives it as a txn id.
+ * Owns its array. */
+typedef struct wk_clocks {
+    const ip_trace *t;
+    uint16_t *vc16;
+    uint32_t *vc32;
+    uint32_t k;
+    bool wide;
+} wk_clocks;
 
-/* Happens-before vector clocks over committed txns, n_txns * n_sessions
- * entries: vc[t * k + s] is the so-latest txn of session s that reaches t
- * by so u wr (t itself for its own session), 0 for none.  `topo` is a
- * topological order of so u wr. */
-uint32_t *wk_vector_clocks(const ip_trace *t, const uint32_t *topo,
-                           uint32_t n_topo);
+/* `topo` is a topological order of so u wr; false when out of memory. */
+bool wk_clocks_build(wk_clocks *c, const ip_trace *t, const uint32_t *topo,
+                     uint32_t n_topo);
+void wk_clocks_free(wk_clocks *c);
+
+/* The so-latest txn of session s that happens before x (or x), 0 for
+ * none. */
+static inline uint32_t wk_clock(const wk_clocks *c, uint32_t x, uint32_t s)
+{
+    size_t i = (size_t)x * c->k + s;
+    uint32_t pos = c->wide ? c->vc32[i] : c->vc16[i];
+    return pos ? c->t->sessions[s].txn_first + pos - 1 : 0;
+}
+
+bool wk_saturate_cc(const ip_trace *t, const wk_clocks *vc, wk_edges *g);
 
 /* Adjacency in compressed rows, out-edges of node v are
  * edge[first[v] .. first[v+1]) as indices into the edge list. */
@@ -82,9 +115,12 @@ uint32_t wk_topo_order(const ip_trace *t, const wk_edges *g,
 uint32_t *wk_scc_of(const wk_csr *c, const ip_edge *e, uint32_t *n_comp);
 
 /* Fill v->cycles with one cycle per non-trivial SCC of g (at most max,
- * 0 = no limit), each with as few CO edges as the search finds. */
-bool wk_cycles(const ip_trace *t, const wk_edges *g, uint32_t max,
-               ip_verdict *v);
+ * 0 = no limit), each with as few CO edges as the search finds.  c is g's
+ * adjacency (wk_csr_build, kept by the caller); sowr_acyclic says that so
+ * u wr alone is known to be acyclic (the causal saturation ran), which
+ * spares the search for so u wr cycles. */
+bool wk_cycles(const ip_trace *t, const wk_edges *g, const wk_csr *c,
+               bool sowr_acyclic, uint32_t max, ip_verdict *v);
 
 /* The whole weak check of one level, anomalies included. */
 ip_check_result wk_check(const ip_trace *t, ip_level lvl,
