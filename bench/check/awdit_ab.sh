@@ -12,11 +12,11 @@
 #        env: RUNS (default 7), CORPUS (default ../shared/corpus/awdit-bench)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/lib.sh"
 a=$1 b=$2
 runs=${RUNS:-7}
 corpus=${CORPUS:-$root/../shared/corpus/awdit-bench}
-work=${TMPDIR:-/tmp}/isopredict-bench-awdit
-mkdir -p "$work"
+bench_work awdit
 hist="causal-e1000000-s100-l100000 read-atomic-e1000000-s100-l100000
 read-committed-e1000000-s100-l100000"
 for h in $hist; do
@@ -24,7 +24,6 @@ for h in $hist; do
 done
 export GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 
-median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 timed() {   # timed BIN LEVEL FILE LOG: one run, "wall cpu" appended to LOG
     /usr/bin/time -f '%e %U %S' -o "$work/t" "$1" check --level "$2" "$3" \
         >/dev/null 2>&1 || true

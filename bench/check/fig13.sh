@@ -12,15 +12,13 @@
 #        env: BUILD (default build-bench, Release), TIMEOUT seconds (150)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/lib.sh"
 build=${BUILD:-$root/build-bench}
 timeout=${TIMEOUT:-150}
 corpus=${1:-$root/../shared/corpus/veristrong}
 work=$(mktemp -d "${TMPDIR:-/tmp}/isopredict-fig13.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_FLAGS=-Wno-error=format-truncation >/dev/null
-cmake --build "$build" -j2 --target isopredict >/dev/null
-bin="$build/src/cli/isopredict"
+bench_build "$build"
 tar xJf "$corpus/fig13.tar.xz" -C "$work"
 
 echo "| history | ambiguous reads | verdict | seconds | peak RSS | VeriStrong | VeriStrong s | target s |"

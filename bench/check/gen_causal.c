@@ -17,17 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
+
 #define OPS_PER_TXN 8
-
-typedef struct rng { uint64_t s; } rng;
-
-static uint32_t next(rng *r, uint32_t bound)
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return (uint32_t)(r->s % bound);
-}
 
 typedef struct txn_info { uint32_t session, index; } txn_info;
 

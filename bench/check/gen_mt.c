@@ -34,17 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
+
 #define LAG 8                  /* the oldest snapshot, in transactions */
-
-typedef struct rng { uint64_t s; } rng;
-
-static uint32_t next(rng *r, uint32_t bound)
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return (uint32_t)(r->s % bound);
-}
 
 /* One op: a read names its writer (txn id + 1; 0 is the initial txn) and
  * the value it saw; a write its value. */

@@ -12,21 +12,15 @@
 #        env: BUILD (default build-bench), RUNS (default 3)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/lib.sh"
 build=${BUILD:-$root/build-bench}
 ops=${1:-1000000}
 runs=${RUNS:-3}
-work=${TMPDIR:-/tmp}/isopredict-bench-mt
-mkdir -p "$work"
+bench_work mt
 
-# -Wno-error=format-truncation: src/trace/formats/json/read_json.c trips it
-# at -O3
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_FLAGS=-Wno-error=format-truncation >/dev/null
-cmake --build "$build" -j2 --target isopredict >/dev/null
-bin="$build/src/cli/isopredict"
-cc -O2 -std=c11 -o "$work/gen_mt" "$root/bench/check/gen_mt.c"
+bench_build "$build"
+bench_generator gen_mt
 
-median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 # run FILE LABEL LEVEL PATH_OPTION
 run() {

@@ -9,6 +9,7 @@
 #        env: BUILD (default build-bench), TIMEOUT seconds for ser (60)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/lib.sh"
 build=${BUILD:-$root/build-bench}
 levels="rc ra causal ser"
 awdit=0
@@ -21,16 +22,10 @@ while [ $# -gt 0 ]; do
     shift
 done
 timeout=${TIMEOUT:-60}
-work=${TMPDIR:-/tmp}/isopredict-bench-check
-mkdir -p "$work"
+bench_work check
 
-# -Wno-error=format-truncation: src/trace/formats/json/read_json.c trips it
-# at -O3
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_FLAGS=-Wno-error=format-truncation >/dev/null
-cmake --build "$build" -j2 --target isopredict >/dev/null
-bin="$build/src/cli/isopredict"
-cc -O2 -std=c11 -o "$work/gen_causal" "$root/bench/check/gen_causal.c"
+bench_build "$build"
+bench_generator gen_causal
 
 run() {   # run FILE LABEL SESSIONS
     for lvl in $levels; do

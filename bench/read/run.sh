@@ -10,19 +10,15 @@
 #        env: BUILD (default build-bench), RUNS (default 9)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/lib.sh"
 build=${BUILD:-$root/build-bench}
 ops=${1:-1000000}
 runs=${RUNS:-9}
-work=${TMPDIR:-/tmp}/isopredict-bench-read
-mkdir -p "$work"
+bench_work read
 
-# -Wno-error=format-truncation: as bench/check/run.sh
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_FLAGS=-Wno-error=format-truncation >/dev/null
-cmake --build "$build" -j2 --target isopredict >/dev/null
-bin="$build/src/cli/isopredict"
-cc -O2 -std=c11 -o "$work/gen_causal" "$root/bench/check/gen_causal.c"
-cc -O2 -std=c11 -o "$work/gen_formats" "$root/bench/read/gen_formats.c"
+bench_build "$build"
+bench_generator gen_causal
+bench_generator gen_formats
 
 h="$work/h$ops"
 if [ ! -f "$h.plume" ]; then
