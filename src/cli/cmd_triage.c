@@ -270,7 +270,10 @@ static cJSON *run_json(const triage_args *a, const char *trace,
               cJSON_AddNumberToObject(root, "instances",
                                       ip_triage_instances(tg)) &&
               cJSON_AddNumberToObject(root, "seconds", st->seconds) &&
-              cJSON_AddNumberToObject(root, "solver_calls", st->solver_calls);
+              cJSON_AddNumberToObject(root, "solver_calls", st->solver_calls) &&
+              cJSON_AddNumberToObject(root, "refuted_orders",
+                                      st->refuted_orders) &&
+              cJSON_AddNumberToObject(root, "rest_found", st->rest_found);
     ok = ok && ip_cjson_attach(root, "search", ip_search_to_cjson(&st->search));
     uint32_t n = ip_triage_count(tg);
     uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);

@@ -145,9 +145,19 @@ static bool smaller_rep(const cJSON *x, const cJSON *y)
                 rep_size(y, "representative_changed_reads"));
 }
 
+/* Set (or add: reports of older versions lack some counts) a number. */
 static bool set_number(cJSON *o, const char *name, double v)
 {
+    if (!cJSON_GetObjectItemCaseSensitive(o, name))
+        return cJSON_AddNumberToObject(o, name, v) != NULL;
     return ip_cjson_replace(o, name, cJSON_CreateNumber(v));
+}
+
+/* A count of a report, 0 when it has none. */
+static double count_of(const cJSON *report, const char *name)
+{
+    double v = tr_num(report, name);
+    return isnan(v) ? 0 : v;
 }
 
 /* Class c of another shard into the merged table. */
@@ -262,7 +272,7 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
         classes = NULL;                 /* freed */
     ip_search_info si = {0};
     bool have_search = false;
-    double seconds = 0, calls = 0;
+    double seconds = 0, calls = 0, refuted = 0, rest = 0;
     for (uint32_t i = first; ok && i < l->n; i++) {
         if (taken[i] || !same_run(l->r[first], l->r[i]))
             continue;
@@ -277,6 +287,8 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
         if (tr_num(l->r[i], "seconds") > seconds)
             seconds = tr_num(l->r[i], "seconds");
         calls += tr_num(l->r[i], "solver_calls");
+        refuted += count_of(l->r[i], "refuted_orders");
+        rest += count_of(l->r[i], "rest_found");
         const cJSON *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(l->r[i],
                                                                "classes"))
@@ -291,7 +303,9 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
                           cJSON_CreateString(merged_result(classes, &si)));
     ok = ok && set_number(m, "instances", instances) &&
          set_number(m, "seconds", seconds) &&
-         set_number(m, "solver_calls", calls) && sort_classes(m);
+         set_number(m, "solver_calls", calls) &&
+         set_number(m, "refuted_orders", refuted) &&
+         set_number(m, "rest_found", rest) && sort_classes(m);
     if (ok)
         return m;
     cJSON_Delete(m);

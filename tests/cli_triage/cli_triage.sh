@@ -149,6 +149,21 @@ $(diff <(class_counts all.json) <(class_counts merged.json))"
     jq -e '.instances == ([.classes[].instances] | add)' merged.json \
         >/dev/null || fail "merged instances do not add up"
     recheck_reps merged.json causal
+    # the counts of the run are the shards' added
+    for n in solver_calls refuted_orders rest_found; do
+        [ "$(jq ".$n" merged.json)" = \
+          "$(jq -s "map(.$n) | add" s1/*.triage.json s2/*.triage.json)" ] ||
+            fail "merged $n is not the shards' sum"
+    done
+    jq -e '.refuted_orders > 0' merged.json > /dev/null ||
+        fail "no refuted serial order counted"
+    # a report of an older version, without those counts, merges too
+    mkdir older
+    jq 'del(.refuted_orders, .rest_found)' s1/*.triage.json \
+        > older/t.causal-relaxed.shard-1-of-2.triage.json
+    expect 1 "$BIN" triage --merge --json older s2
+    [ "$(jq .refuted_orders out)" = "$(jq .refuted_orders s2/*.triage.json)" ] ||
+        fail "an older report's missing count was not taken as 0"
     # text form of the merge, and a report file given directly
     expect 1 "$BIN" triage --merge s1/*.triage.json s2
     contains out "t.json: causal, relaxed boundary:"
