@@ -6,9 +6,20 @@
  * the other; both blocked means every completion is cyclic.  Passes repeat
  * until nothing changes.
  *
- * Reachability: bitsets over the "targets" (the sources x of implied
- * edges), filled in reverse topological order, in chunks of targets so
- * memory stays bounded: O(points * targets / 64) word operations a pass.
+ * Reachability, filled in reverse topological order, one of two ways:
+ * - bitsets over the "targets" (the sources x of implied edges), in
+ *   chunks of targets so memory stays bounded: O(edges * targets / 64)
+ *   word operations a pass;
+ * - session clocks: a session's committed transactions are a chain of
+ *   points joined by so edges (si: start, commit, next start, ...), so
+ *   the points of a session y reaches are all those from some position
+ *   on; a row per point holds that first position per session, and y
+ *   reaches x iff row(y)[session of x] <= position of x.  O(edges *
+ *   sessions) a pass, in groups of sessions when memory is short: on the
+ *   10^6-operation histories (125,000 targets, 50-100 sessions) 20-40
+ *   times less work than the bitsets.
+ * Points off every session (txn 0, aborted transactions) have no
+ * incoming edge, and nothing else reaches them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +45,14 @@ typedef struct reach {
      * commit and the starts of a's readers), as (uk, i) pairs */
     uint32_t *by_chunk_first; /* per chunk + 1 */
     uint32_t (*by_chunk)[2];
+    /* session clocks: per point its session (IP_NONE: none) and position
+     * there; rows of `cols` entries for sessions col0 .. col0+cols */
+    bool use_clocks;
+    uint8_t reach_mode;       /* IP_REACH_* */
+    uint32_t *chain, *cpos, n_chains;
+    uint32_t *clk;
+    size_t cap_clk;
+    uint32_t col0, cols;
 } reach;
 
 static void decide(sg_ctx *c, uint32_t uk, uint32_t a, uint32_t b)
@@ -266,6 +285,134 @@ static void fill_chunk(reach *r)
     }
 }
 
+/* ---- session clocks ---- */
+
+/* Session and position of every point on a session's chain. */
+static bool number_chains(reach *r)
+{
+    const sg_ctx *c = r->c;
+    const ip_trace *t = c->t;
+    uint32_t n = c->g.n_points;
+    r->chain = malloc((size_t)(n ? n : 1) * sizeof *r->chain);
+    r->cpos = malloc((size_t)(n ? n : 1) * sizeof *r->cpos);
+    if (!r->chain || !r->cpos)
+        return false;
+    for (uint32_t p = 0; p < n; p++)
+        r->chain[p] = r->cpos[p] = IP_NONE;
+    r->n_chains = t->n_sessions;
+    for (uint32_t x = 1; x < t->n_txns; x++) {
+        if (!ip_committed(t, x))
+            continue;
+        uint32_t prev = ip_prev_committed(t, x);
+        uint32_t at = prev == IP_NONE ? 0 : r->cpos[sg_commit(c, prev)] + 1;
+        r->chain[sg_start(c, x)] = r->chain[sg_commit(c, x)] =
+            t->txns[x].session;
+        r->cpos[sg_start(c, x)] = at;
+        r->cpos[sg_commit(c, x)] = at + c->si;
+    }
+    return true;
+}
+
+/* Does point y reach point x, as far as the current group of sessions
+ * tells (false when x's session lies outside it)? */
+static bool clock_reaches(const reach *r, uint32_t y, uint32_t x)
+{
+    uint32_t s = r->chain[x];
+    if (s == IP_NONE || s - r->col0 >= r->cols)
+        return false;
+    return r->clk[(size_t)y * r->cols + (s - r->col0)] <= r->cpos[x];
+}
+
+static void fill_clocks(reach *r)
+{
+    const sg_graph *g = &r->c->g;
+    uint32_t w = r->cols;
+    for (uint32_t k = g->n_points; k-- > 0;) {
+        uint32_t p = g->topo[k];
+        uint32_t *row = r->clk + (size_t)p * w;
+        for (uint32_t x = 0; x < w; x++)
+            row[x] = UINT32_MAX;
+        for (uint32_t i = g->out_first[p]; i < g->out_first[p + 1]; i++) {
+            const uint32_t *q = r->clk + (size_t)g->edges[g->out_edge[i]].to * w;
+            for (uint32_t x = 0; x < w; x++)
+                row[x] = q[x] < row[x] ? q[x] : row[x];
+        }
+        if (r->chain[p] != IP_NONE && r->chain[p] - r->col0 < w)
+            row[r->chain[p] - r->col0] = r->cpos[p];
+    }
+}
+
+/* test_writer_orders with clocks: the sources of a's orders whose session
+ * lies in the current group, then each open order (i, j) against them. */
+static void test_writer_clocks(reach *r, uint32_t uk, uint32_t i,
+                               uint32_t *src, uint32_t *readers)
+{
+    const sg_ctx *c = r->c;
+    uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
+    uint32_t a = writer(c, uk, i), ca = sg_commit(c, a), n = 0;
+    uint32_t s = r->chain[ca];
+    bool wa = s != IP_NONE && s - r->col0 < r->cols;
+    uint32_t e = c->uk_ev[c->uk_first[uk] + i];
+    for (uint32_t k = c->rd_first[e]; k < c->rd_first[e + 1]; k++) {
+        uint32_t x = sg_start(c, c->rd[k]), sx = r->chain[x];
+        if (sx != IP_NONE && sx - r->col0 < r->cols) {
+            src[n] = x;
+            readers[n++] = c->rd[k];
+        }
+    }
+    if (!wa && n == 0)
+        return;
+    uint8_t *bl = &r->blocked[c->uk_ord[uk] + (uint64_t)i * m];
+    for (uint32_t j = 0; j < m; j++) {
+        if (j == i || bl[j] || *sg_ord(c, uk, i, j) != 0)
+            continue;
+        uint32_t b = writer(c, uk, j);
+        bool blocked = wa && clock_reaches(r, sg_start(c, b), ca);
+        for (uint32_t k = 0; !blocked && k < n; k++)
+            blocked = readers[k] != b &&
+                      clock_reaches(r, sg_commit(c, b), src[k]);
+        bl[j] = blocked;
+    }
+}
+
+/* Whether writer i of uk has an open order (its orders need testing). */
+static bool has_open_order(const sg_ctx *c, uint32_t uk, uint32_t i)
+{
+    uint32_t m = c->uk_first[uk + 1] - c->uk_first[uk];
+    for (uint32_t j = 0; j < m; j++)
+        if (j != i && *sg_ord(c, uk, i, j) == 0)
+            return true;
+    return false;
+}
+
+/* find_blocked with clocks, a group of sessions at a time. */
+static bool find_blocked_clocks(reach *r)
+{
+    const sg_ctx *c = r->c;
+    uint32_t n = c->g.n_points, fit = 2 * r->budget / (n ? n : 1);
+    r->cols = r->n_chains < fit ? r->n_chains : fit;
+    if (r->cols == 0)
+        r->cols = 1;
+    size_t need = (size_t)n * r->cols;
+    if (need > r->cap_clk) {
+        free(r->clk);
+        r->clk = malloc((need ? need : 1) * sizeof *r->clk);
+        if (!r->clk)
+            return false;
+        r->cap_clk = need;
+    }
+    for (r->col0 = 0; r->col0 < r->n_chains; r->col0 += r->cols) {
+        fill_clocks(r);
+        for (uint32_t uk = 0; uk < c->n_ukeys; uk++)
+            for (uint32_t i = 0; i < c->uk_first[uk + 1] - c->uk_first[uk];
+                 i++)
+                if (has_open_order(c, uk, i))
+                    test_writer_clocks(r, uk, i, r->scratch,
+                                       r->scratch + r->max_rd);
+    }
+    return true;
+}
+
 /* Fill r->blocked for every open order against the current graph. */
 static bool find_blocked(reach *r)
 {
@@ -275,6 +422,14 @@ static bool find_blocked(reach *r)
         r->tgt[p] = IP_NONE;
     r->n_tgt = 0;
     mark_targets(r);
+    memset(r->blocked, 0, c->uk_ord[c->n_ukeys]);
+    /* clocks when a row of them (32 bits a session) is no longer than a
+     * row of target bits */
+    r->use_clocks = r->reach_mode == IP_REACH_CLOCKS ||
+                    (r->reach_mode == IP_REACH_AUTO &&
+                     (uint64_t)r->n_chains * 32 <= r->n_tgt);
+    if (r->use_clocks)
+        return find_blocked_clocks(r);
     number_targets(r);
     uint32_t need = (r->n_tgt + 63) / 64, fit = r->budget / n;
     r->words = need < fit ? need : fit;
@@ -288,7 +443,6 @@ static bool find_blocked(reach *r)
             return false;
         r->cap_bits = need_words;
     }
-    memset(r->blocked, 0, c->uk_ord[c->n_ukeys]);
     uint32_t chunks = (r->n_tgt + 64u * r->words - 1) / (64u * r->words);
     bool indexed = chunks > 1 && index_writers(r, chunks);
     for (r->base = 0; r->base < r->n_tgt; r->base += 64u * r->words) {
@@ -340,10 +494,12 @@ static uint64_t apply_blocked(sg_ctx *c, const reach *r, bool *ok)
     return fixed;
 }
 
-sg_status sg_prune(sg_ctx *c, bool no_pruning, uint32_t bitset_words)
+sg_status sg_prune(sg_ctx *c, const ip_strong_opts *sopts)
 {
-    reach r = { .c = c,
-                .budget = bitset_words ? bitset_words : BITSET_BUDGET_WORDS };
+    bool no_pruning = sopts->no_pruning;
+    reach r = { .c = c, .reach_mode = sopts->reach,
+                .budget = sopts->bitset_words ? sopts->bitset_words
+                                              : BITSET_BUDGET_WORDS };
     sg_status st = SG_FAIL;
     bool dirty = false;
     r.tgt = malloc((size_t)(c->g.n_points ? c->g.n_points : 1) * sizeof *r.tgt);
@@ -354,7 +510,8 @@ sg_status sg_prune(sg_ctx *c, bool no_pruning, uint32_t bitset_words)
         if (c->rd_first[e + 1] - c->rd_first[e] > r.max_rd)
             r.max_rd = c->rd_first[e + 1] - c->rd_first[e];
     r.scratch = malloc((2 * (size_t)r.max_rd + 2) * sizeof *r.scratch);
-    if (!r.tgt || !r.blocked || !r.last_pos || !r.scratch)
+    if (!r.tgt || !r.blocked || !r.last_pos || !r.scratch ||
+        !number_chains(&r))
         goto out;
     for (;;) {
         if (!sg_index(&c->g))
@@ -411,5 +568,8 @@ out:
     free(r.last_pos);
     free(r.scratch);
     free(r.bits);
+    free(r.chain);
+    free(r.cpos);
+    free(r.clk);
     return st;
 }
