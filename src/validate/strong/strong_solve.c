@@ -59,6 +59,7 @@ typedef struct search {
     uint64_t n_slots;
     Z3_ast *var;              /* pair k's Boolean, then the choices' */
     uint8_t *true_var;        /* per variable: true in the last model */
+    uint8_t *asserted;        /* per open read: "some choice" asserted */
     double deadline;          /* ip_now() seconds, 0 = none */
     bool late;                /* a cycle search stopped at the deadline */
 } search;
@@ -397,22 +398,46 @@ static Z3_ast choice_var(const search *s, uint32_t v)
     return s->var[s->n + v];
 }
 
-/* Each open read reads from one of its candidates. */
-static void assert_some_choice(const search *s, Z3_context z, Z3_solver sv,
-                               Z3_ast *lits)
+/* The open read whose candidate is choice variable v. */
+static uint32_t read_of_choice(const sg_open *o, uint32_t v)
+{
+    uint32_t lo = 0, hi = o->n;   /* first[lo] <= v < first[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (o->first[mid] <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Read i reads from one of its candidates: asserted when a clause first
+ * names one of its choices.  Until then the read keeps its guessed pick,
+ * which no clause constrains; the solver and its models (read back every
+ * round) then hold only the reads some cycle went through, a fraction of
+ * them on the Figure 13 histories. */
+static bool assert_some_choice(search *s, Z3_context z, Z3_solver sv,
+                               uint32_t i)
 {
     const sg_open *o = s->c->open;
-    for (uint32_t i = 0; o && i < o->n; i++) {
-        uint32_t n = o->first[i + 1] - o->first[i];
-        for (uint32_t j = 0; j < n; j++)
-            lits[j] = choice_var(s, o->first[i] + j);
-        Z3_solver_assert(z, sv, Z3_mk_or(z, n, lits));
-    }
+    if (s->asserted[i])
+        return true;
+    s->asserted[i] = 1;
+    uint32_t n = o->first[i + 1] - o->first[i];
+    Z3_ast *lits = malloc((n ? n : 1) * sizeof *lits);
+    if (!lits)
+        return false;
+    for (uint32_t j = 0; j < n; j++)
+        lits[j] = choice_var(s, o->first[i] + j);
+    Z3_solver_assert(z, sv, Z3_mk_or(z, n, lits));
+    free(lits);
+    return true;
 }
 
 /* Exclude the cycles of the last test: on each, some pair must choose the
  * other order. */
-static bool exclude_cycles(const search *s, Z3_context z, Z3_solver sv)
+static bool exclude_cycles(search *s, Z3_context z, Z3_solver sv)
 {
     Z3_ast *lits = NULL;
     for (uint32_t q = 0; q < s->n_cl; q++) {
@@ -426,7 +451,13 @@ static bool exclude_cycles(const search *s, Z3_context z, Z3_solver sv)
         for (uint32_t i = 0; i < n; i++) {
             uint64_t k = s->cl_pair[s->cl_first[q] + i];
             if (k & CHOICE) {
-                lits[i] = Z3_mk_not(z, choice_var(s, (uint32_t)k));
+                uint32_t v = (uint32_t)k;
+                if (!assert_some_choice(s, z, sv,
+                                        read_of_choice(s->c->open, v))) {
+                    free(lits);
+                    return false;
+                }
+                lits[i] = Z3_mk_not(z, choice_var(s, v));
                 continue;
             }
             Z3_ast v = pair_var(s, k);
@@ -473,6 +504,8 @@ static bool read_model(search *s, Z3_context z, Z3_solver sv)
         s->first[k] = s->guess[k] ^ s->dev[k];
     }
     for (uint32_t i = 0; ok && o && i < o->n; i++) {
+        if (!s->asserted[i])
+            continue;         /* no clause names it: the guess stands */
         uint32_t n = o->first[i + 1] - o->first[i], j = 0;
         while (j < n && !s->true_var[s->n + o->first[i] + j])
             j++;
@@ -501,12 +534,9 @@ static ip_check_result lazy(search *s, Z3_context z, unsigned timeout_ms)
     ip_check_result res = IP_CHECK_ERROR;
     c->stats->solver_calls = 0;
     const sg_open *o = c->open;
-    Z3_ast *lits = malloc(((o ? o->first[o->n] : 0) + 1) * sizeof *lits);
     s->true_var = malloc(s->n + (o ? o->first[o->n] : 0) + 1);
-    bool have = lits && s->true_var && make_vars(s, z);
-    if (have)
-        assert_some_choice(s, z, sv, lits);
-    free(lits);
+    s->asserted = calloc(o ? o->n + 1 : 1, 1);
+    bool have = s->true_var && s->asserted && make_vars(s, z);
     for (bool ok = have || sg_oom(c); ok;) {
         if (!exclude_cycles(s, z, sv)) {
             sg_oom(c);
@@ -633,5 +663,6 @@ out:
     free(s.pair_slot);
     free(s.var);
     free(s.true_var);
+    free(s.asserted);
     return res;
 }
