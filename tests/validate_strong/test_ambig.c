@@ -206,10 +206,13 @@ static ip_trace *resolved(const spec *s, const ip_trace *t,
 }
 
 static const ip_strong_opts configs[] = {
-    { false, false, false, 0 },  /* deduction, pruning, guess, solver */
-    { false, true, false, 0 },   /* no deduction, no pruning */
-    { false, false, true, 0 },   /* no guess: the solver chooses at once */
-    { true, true, true, 0 },     /* only the solver */
+    /* deduction, pruning, guess, solver */
+    { false, false, false, 0, IP_REACH_AUTO },
+    { false, true, false, 0, IP_REACH_AUTO },   /* no deduction, no pruning */
+    /* no guess: the solver chooses at once */
+    { false, false, true, 0, IP_REACH_AUTO },
+    { true, true, true, 0, IP_REACH_AUTO },     /* only the solver */
+    { false, false, false, 0, IP_REACH_CLOCKS },  /* pruning by clocks */
 };
 #define N_CONFIGS (sizeof configs / sizeof *configs)
 

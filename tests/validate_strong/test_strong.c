@@ -17,14 +17,18 @@
 enum { SER = 0, SI = 1 };
 
 static const ip_strong_opts configs[] = {
-    { false, false, false, 0 },  /* all phases */
-    { true, false, false, 0 },   /* no chained keys: pruning decides */
-    { true, true, false, 0 },    /* no chains, no pruning: guess or solver */
-    { true, true, true, 0 },     /* only the solver */
+    { false, false, false, 0, IP_REACH_AUTO },  /* all phases */
+    { true, false, false, 0, IP_REACH_AUTO },   /* no chained keys: pruning */
+    { true, true, false, 0, IP_REACH_AUTO },    /* no pruning: guess, solver */
+    { true, true, true, 0, IP_REACH_AUTO },     /* only the solver */
+    { true, false, false, 0, IP_REACH_CLOCKS }, /* pruning by session clocks */
 };
 /* pruning with one bitset word per pass: 64 targets per chunk, so every
- * history of more than 32 transactions takes the chunked passes */
-static const ip_strong_opts chunked = { true, false, false, 1 };
+ * history of more than 32 transactions takes the chunked passes; with
+ * clocks, the same budget holds one session at a time */
+static const ip_strong_opts chunked = { true, false, false, 1, IP_REACH_BITS };
+static const ip_strong_opts chunked_clocks = { true, false, false, 1,
+                                               IP_REACH_CLOCKS };
 #define N_CONFIGS (sizeof configs / sizeof *configs)
 
 /* Check one level under one configuration; returns the result. */
@@ -293,8 +297,11 @@ static void test_mini_transactions_no_solver(void)
         /* without chains, pruning alone must reach the same verdict */
         CU_ASSERT_EQUAL(check_one(t, lvl, &configs[1], &st), IP_CHECK_OK);
         CU_ASSERT_EQUAL(st.solver_calls, 0);
-        /* and so must pruning in chunks of 64 targets */
+        /* and so must pruning in chunks of 64 targets, or by clocks a
+         * session at a time */
         CU_ASSERT_EQUAL(check_one(t, lvl, &chunked, &st), IP_CHECK_OK);
+        CU_ASSERT_EQUAL(st.solver_calls, 0);
+        CU_ASSERT_EQUAL(check_one(t, lvl, &chunked_clocks, &st), IP_CHECK_OK);
         CU_ASSERT_EQUAL(st.solver_calls, 0);
     }
     ip_trace_free(t);
@@ -310,6 +317,9 @@ static void test_mini_transactions_lost_update(void)
                         IP_CHECK_VIOLATION);
         CU_ASSERT_EQUAL(st.solver_calls, 0);
         CU_ASSERT_EQUAL(check_one(t, lvl, &chunked, &st), IP_CHECK_VIOLATION);
+        CU_ASSERT_EQUAL(st.solver_calls, 0);
+        CU_ASSERT_EQUAL(check_one(t, lvl, &chunked_clocks, &st),
+                        IP_CHECK_VIOLATION);
         CU_ASSERT_EQUAL(st.solver_calls, 0);
     }
     ip_trace_free(t);
@@ -335,6 +345,97 @@ static void test_mini_transactions_large(void)
         ip_verdict_free(&v);
     }
     ip_trace_free(t);
+}
+
+/* ---- pruning: session clocks against bitsets ---- */
+
+/* `txns` transactions over `keys` keys in `sessions` sessions, each
+ * reading two keys from their last writer (one time in `stale` an older
+ * one) and writing one or two: blind writes and stale reads, so pruning
+ * has orders to fix and conflicts to find. */
+static ip_trace *stale_history(uint32_t sessions, uint32_t txns,
+                               uint32_t keys, uint32_t stale, uint64_t seed)
+{
+    rng r = { seed };
+    ip_error err = {0};
+    ip_builder *b = ip_builder_new("stale", "init", IP_STRICT);
+    uint32_t *w = calloc((size_t)keys * txns, sizeof *w); /* writers, +1 */
+    uint32_t *nw = calloc(keys, sizeof *nw);
+    uint32_t *sid = calloc(sessions, sizeof *sid);
+    char name[32], key[32], from[32];
+    for (uint32_t s = 0; s < sessions; s++) {
+        snprintf(name, sizeof name, "s%u", s);
+        sid[s] = ip_builder_session(b, name, &err);
+    }
+    for (uint32_t i = 0; i < txns; i++) {
+        snprintf(name, sizeof name, "t%u", i);
+        uint32_t h = ip_builder_txn(b, sid[next(&r, sessions)], name,
+                                    IP_COMMITTED, 0, &err);
+        for (uint32_t j = 0; j < 2; j++) {
+            uint32_t k = next(&r, keys);
+            /* mostly the last writer (a serial run), now and then an
+             * older one */
+            uint32_t back = next(&r, stale) == 0 ? 2 + next(&r, 2) : 1;
+            uint32_t src = nw[k] >= back ? w[(size_t)k * txns + nw[k] - back]
+                                         : 0;
+            if (src == 0)
+                snprintf(from, sizeof from, "init");
+            else
+                snprintf(from, sizeof from, "t%u", src - 1);
+            snprintf(key, sizeof key, "k%u", k);
+            ip_builder_op(b, h, IP_READ, key, NULL, from, 0, &err);
+        }
+        for (uint32_t j = 0, n = 1 + next(&r, 2); j < n; j++) {
+            uint32_t k = next(&r, keys);
+            bool again = false;
+            for (uint32_t q = 0; q < nw[k]; q++)
+                again = again || w[(size_t)k * txns + q] == i + 1;
+            if (again)
+                continue;
+            snprintf(key, sizeof key, "k%u", k);
+            ip_builder_op(b, h, IP_WRITE, key, NULL, NULL, 0, &err);
+            w[(size_t)k * txns + nw[k]++] = i + 1;
+        }
+    }
+    free(w);
+    free(nw);
+    free(sid);
+    return ip_builder_finish(b, &err);
+}
+
+/* Clocks and bitsets are two encodings of one reachability: pruning must
+ * fix the same orders in the same passes, whole or in chunks / groups of
+ * one or a few sessions, and the verdicts must agree. */
+static void test_clocks_equal_bits(void)
+{
+    static const ip_strong_opts ways[] = {
+        { true, false, false, 0, IP_REACH_BITS },
+        { true, false, false, 0, IP_REACH_CLOCKS },
+        { true, false, false, 1, IP_REACH_BITS },
+        { true, false, false, 1, IP_REACH_CLOCKS },
+        { true, false, false, 100, IP_REACH_CLOCKS },  /* 2-4 sessions */
+    };
+    uint32_t verdicts[2] = { 0, 0 }, pruned = 0;
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        ip_trace *t = stale_history(2 + (uint32_t)seed % 5, 80, 12, 150, seed);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (int lvl = SER; lvl <= SI; lvl++) {
+            ip_strong_stats ref, st;
+            ip_check_result want = check_one(t, lvl, &ways[0], &ref);
+            verdicts[want == IP_CHECK_OK]++;
+            pruned += ref.pairs_pruned > 0;
+            for (size_t w = 1; w < sizeof ways / sizeof *ways; w++) {
+                CU_ASSERT_EQUAL(check_one(t, lvl, &ways[w], &st), want);
+                CU_ASSERT_EQUAL(st.pairs_pruned, ref.pairs_pruned);
+                CU_ASSERT_EQUAL(st.prune_passes, ref.prune_passes);
+                CU_ASSERT_EQUAL(st.pairs_solver, ref.pairs_solver);
+            }
+        }
+        ip_trace_free(t);
+    }
+    /* both outcomes, and pruning at work */
+    CU_ASSERT(verdicts[0] > 4 && verdicts[1] > 4);
+    CU_ASSERT(pruned > 8);
 }
 
 /* ---- random histories against brute force ---- */
@@ -491,6 +592,56 @@ static void test_many_cycles_outcomes(void)
     CU_ASSERT_EQUAL(cycles_seen, 0);            /* fn never called */
 }
 
+/* Cycles from a graph of several components, each behind the one
+ * before (Kahn leaves the downstream ones in place): one per component,
+ * each a closed path of the graph's edges, the shortest through its
+ * point (the 2-cycle, not the 4-cycle around it). */
+typedef struct cyc_env {
+    const sg_graph *g;
+    uint32_t n, lens[8];
+    bool closed;
+} cyc_env;
+
+static bool check_cycle(void *env, const uint32_t *edges, uint32_t n)
+{
+    cyc_env *ce = env;
+    for (uint32_t i = 0; i < n; i++)
+        ce->closed = ce->closed && edges[i] < ce->g->n_edges &&
+                     ce->g->edges[edges[i]].to ==
+                         ce->g->edges[edges[(i + 1) % n]].from;
+    if (ce->n < 8)
+        ce->lens[ce->n] = n;
+    ce->n++;
+    return true;
+}
+
+static void test_many_cycles_components(void)
+{
+    /* 0->1->2->0; 2->3; 3->4->5->6->3 with 4->3; 6->7; 7->8->7 */
+    static const uint32_t e[][2] = { { 0, 1 }, { 1, 2 }, { 2, 0 }, { 2, 3 },
+                                     { 3, 4 }, { 4, 5 }, { 5, 6 }, { 6, 3 },
+                                     { 4, 3 }, { 6, 7 }, { 7, 8 }, { 8, 7 } };
+    sg_graph g = {.n_points = 9};
+    for (size_t i = 0; i < sizeof e / sizeof *e; i++) {
+        sg_edge x = {.from = e[i][0], .to = e[i][1], .key = IP_NONE,
+                     .via = IP_NONE, .kind = IP_EDGE_WW};
+        CU_ASSERT_FATAL(sg_push(&g, x));
+    }
+    CU_ASSERT_FATAL(sg_index(&g));
+    cyc_env ce = {.g = &g, .closed = true};
+    /* every edge conditional: each cycle is cut at its first edge */
+    int r = sg_many_cycles(&g, 0, 16, check_cycle, &ce);
+    CU_ASSERT(r >= 3);
+    CU_ASSERT_EQUAL((uint32_t)r, ce.n);
+    CU_ASSERT(ce.closed);
+    CU_ASSERT_EQUAL(ce.lens[0], 3);      /* 0 1 2 */
+    bool two = false;
+    for (uint32_t i = 0; i < ce.n && i < 8; i++)
+        two = two || ce.lens[i] == 2;
+    CU_ASSERT(two);                      /* 3 4 3 or 7 8 7 */
+    sg_graph_free(&g);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -513,11 +664,14 @@ int main(void)
     CU_add_test(s, "serial order validator", test_serial_order_validator);
     CU_add_test(s, "many cycles: outcomes told apart",
                 test_many_cycles_outcomes);
+    CU_add_test(s, "many cycles: one component after another",
+                test_many_cycles_components);
     CU_add_test(s, "mini-transactions without solver",
                 test_mini_transactions_no_solver);
     CU_add_test(s, "mini-transactions lost update",
                 test_mini_transactions_lost_update);
     CU_add_test(s, "mini-transactions 1e5 ops", test_mini_transactions_large);
+    CU_add_test(s, "pruning: clocks equal bitsets", test_clocks_equal_bits);
     CU_add_test(s, "random vs brute force", test_random_vs_brute_force);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -90,7 +90,13 @@ typedef struct ip_strong_opts {
     uint32_t bitset_words;    /* pruning's reachability bits, in 64-bit
                                  words; 0 = 64 MiB.  Tiny budgets force
                                  the chunked passes on small histories. */
+    uint8_t reach;            /* pruning's reachability: IP_REACH_* */
 } ip_strong_opts;
+
+/* How pruning represents reachability: bitsets over its targets, or
+ * session clocks (per point, the first point of each session it reaches;
+ * a session's points follow each other); auto picks the smaller. */
+enum { IP_REACH_AUTO = 0, IP_REACH_BITS = 1, IP_REACH_CLOCKS = 2 };
 
 /* The checker behind ip_check_ser/si; si selects the level.  stats and
  * sopts may be NULL.  A mini-transaction history (ip_trace_mini) is

@@ -42,7 +42,7 @@ static ip_check_result decide(sg_ctx *c, const ip_check_opts *opts,
         return IP_CHECK_ERROR;
     double t1 = ip_now();
     c->stats->sec_known = t1 - t0;
-    sg_status st = sg_prune(c, sopts->no_pruning, sopts->bitset_words);
+    sg_status st = sg_prune(c, sopts);
     double t2 = ip_now();
     c->stats->sec_prune = t2 - t1;
     if (st == SG_DONE && c->open && c->open->n)
@@ -61,7 +61,7 @@ void sg_frame_begin(sg_frame *f, bool si, const ip_strong_opts **sopts,
                     ip_verdict *out, ip_strong_stats **stats, ip_error **err)
 {
     f->t0 = ip_now();
-    f->no_opts = (ip_strong_opts){ false, false, false, 0 };
+    f->no_opts = (ip_strong_opts){ false, false, false, 0, IP_REACH_AUTO };
     if (!*stats)
         *stats = &f->stats;
     if (!*sopts)

@@ -148,7 +148,7 @@ typedef enum { SG_OPEN, SG_DONE, SG_CONFLICT, SG_FAIL } sg_status;
 /* Fix orders to a fixpoint.  SG_CONFLICT: the graph now has a cycle
  * (indexed), every completion being cyclic.  SG_DONE: nothing undecided
  * remains.  SG_OPEN: pairs remain.  SG_FAIL: out of memory. */
-sg_status sg_prune(sg_ctx *c, bool no_pruning, uint32_t bitset_words);
+sg_status sg_prune(sg_ctx *c, const ip_strong_opts *sopts);
 
 /* ---- strong_reduce.c ---- */
 /* Replace the edges of decided pairs by those of the covering pairs only
