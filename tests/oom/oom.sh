@@ -6,7 +6,8 @@
 # "out of memory" on stderr; never another status, a crash, a partial
 # output file, or a different answer.
 # usage: oom.sh ISOPREDICT_FAILALLOC TRACES_DIR COMMAND [STEP [APPS_DIR]]
-# (STEP > 1 tries every STEP-th allocation only, for slow builds; the
+# (STEP > 1 tries every STEP-th allocation only, for slow builds, from
+# allocation OOM_FIRST (default 1) on; the
 # validate case replays in APPS_DIR/bank)
 set -u -o pipefail
 BIN=$(realpath "$1") TRACES=$(realpath "$2") CMD=$3 STEP=${4:-1}
@@ -131,7 +132,9 @@ for ((n = ${OOM_FIRST:-1}; n <= MAX; n += STEP)); do
     st=$?
     if [ "$st" = "$base" ] && has err "failalloc: not reached"; then
         cmp -s out base.out || fail "N=$n (not reached) differs"
-        every="each"; [ "$STEP" = 1 ] || every="every ${STEP}th"
+        case $STEP in 1) every="each" ;; 2) every="every 2nd" ;;
+                      3) every="every 3rd" ;; *) every="every ${STEP}th" ;; esac
+        [ "${OOM_FIRST:-1}" = 1 ] || every="$every from number $OOM_FIRST"
         made=$(grep -o '[0-9]* allocations' err)
         echo "$CMD: $every of $made failed in turn: $oom runs out of memory (exit 3), the rest the normal answer"
         finish
