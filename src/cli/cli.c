@@ -1,5 +1,6 @@
 /* cli.c - plumbing shared by the subcommands (see cli.h). */
 #include "cli.h"
+#include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -249,6 +250,17 @@ int cli_close_file(cli_file *out, bool ok)
     free(out->path);
     free(out);
     return done;
+}
+
+ip_drawer *cli_open_drawer(int *status)
+{
+    ip_error err = {0};
+    ip_drawer *dr = ip_drawer_new(&err);
+    if (!dr) {
+        fprintf(stderr, "isopredict: %s\n", err.msg);
+        *status = err.oom ? IP_EXIT_UNKNOWN : IP_EXIT_UNAVAILABLE;
+    }
+    return dr;
 }
 
 bool cli_create_dir_beside(const char *path, char **dir, int *status)

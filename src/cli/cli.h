@@ -109,6 +109,12 @@ typedef struct cli_file {
  * be created; *status is then the exit status to return. */
 cli_file *cli_create_file(const char *path, int *status);
 
+/* Graphviz, loaded for an HTML report (report.h's ip_drawer), before
+ * the report's file is made: NULL on failure after a message, with
+ * *status IP_EXIT_UNAVAILABLE when Graphviz cannot be loaded or
+ * IP_EXIT_UNKNOWN when out of memory.  Free with ip_drawer_free. */
+struct ip_drawer *cli_open_drawer(int *status);
+
 /* Commit (see above) and free `out`.  `ok` says the writer produced the
  * whole output: a writer fails only on a stream error or when out of
  * memory, and the stream tells which.  Returns IP_EXIT_OK when PATH now

@@ -174,8 +174,9 @@ static int run_batch(const check_args *a)
 }
 
 /* --html: the check's settings and verdict, and the witness cycle drawn. */
-static bool html_report(FILE *out, const check_args *a, const ip_trace *t,
-                        const ip_verdict *v, ip_check_result r)
+static bool html_report(FILE *out, ip_drawer *dr, const check_args *a,
+                        const ip_trace *t, const ip_verdict *v,
+                        ip_check_result r)
 {
     char title[600], sessions[32], txns[64], events[32], secs[32];
     snprintf(title, sizeof title, "isopredict check: %s", a->path);
@@ -197,7 +198,7 @@ static bool html_report(FILE *out, const check_args *a, const ip_trace *t,
                           "sessions", sessions, "transactions", txns,
                           "events", events, "time", secs, NULL};
     ip_error err = {0};
-    ip_html *page = ip_html_begin(out, title, rows, &err);
+    ip_html *page = ip_html_begin(out, dr, title, rows, &err);
     bool ok = page && (r != IP_CHECK_VIOLATION ||
                        ip_html_violation(page, t, v, &err));
     ok = ip_html_end(page) && ok;
@@ -261,8 +262,10 @@ int cmd_check(int argc, char **argv)
         status = IP_EXIT_USAGE;
     if (a.html && r != IP_CHECK_ERROR && r != IP_CHECK_UNSUPPORTED) {
         int st;
-        cli_file *f = cli_create_file(a.html, &st);
-        st = f ? cli_close_file(f, html_report(f->f, &a, t, &v, r)) : st;
+        ip_drawer *dr = cli_open_drawer(&st);
+        cli_file *f = dr ? cli_create_file(a.html, &st) : NULL;
+        st = f ? cli_close_file(f, html_report(f->f, dr, &a, t, &v, r)) : st;
+        ip_drawer_free(dr);
         if (st != IP_EXIT_OK)
             status = st;
     }

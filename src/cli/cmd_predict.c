@@ -439,8 +439,9 @@ static bool print_json(const predict_args *a, ip_predict_result r,
 
 /* --html: the run's settings and outcome, then one section per
  * prediction with the observed run (or the window's cut run) beside it. */
-static bool html_report(FILE *out, const predict_args *a, const ip_trace *obs,
-                        ip_predict_result r, const ip_prediction *p,
+static bool html_report(FILE *out, ip_drawer *dr, const predict_args *a,
+                        const ip_trace *obs, ip_predict_result r,
+                        const ip_prediction *p,
                         uint32_t n, const out_files *files,
                         const ip_predict_stats *st)
 {
@@ -457,7 +458,7 @@ static bool html_report(FILE *out, const predict_args *a, const ip_trace *obs,
         "search", search,
         "result", cli_result_name(r), "predictions", count, "time", secs, NULL};
     ip_error err = {0};
-    ip_html *page = ip_html_begin(out, title, rows, &err);
+    ip_html *page = ip_html_begin(out, dr, title, rows, &err);
     bool ok = page != NULL;
     for (uint32_t i = 0; ok && i < n; i++) {
         cJSON *info = ip_prediction_info_cjson(obs, &p[i], o, a->trace);
@@ -477,10 +478,13 @@ static int write_html(const predict_args *a, const ip_trace *obs,
                       const out_files *files, const ip_predict_stats *st)
 {
     int status;
-    cli_file *f = cli_create_file(a->html, &status);
-    return f ? cli_close_file(f, html_report(f->f, a, obs, r, p, n, files,
-                                             st))
-             : status;
+    ip_drawer *dr = cli_open_drawer(&status);
+    cli_file *f = dr ? cli_create_file(a->html, &status) : NULL;
+    if (f)
+        status = cli_close_file(f, html_report(f->f, dr, a, obs, r, p, n,
+                                               files, st));
+    ip_drawer_free(dr);
+    return status;
 }
 
 /* Streaming (--max-predictions above 1, no --html): each prediction's

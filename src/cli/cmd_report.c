@@ -131,7 +131,8 @@ static void group_by_class(const entry *e, int n, int *order, int *group)
     free(done);
 }
 
-static bool write_page(FILE *out, char **files, int n, const entry *e)
+static bool write_page(FILE *out, ip_drawer *dr, char **files, int n,
+                       const entry *e)
 {
     char count[32];
     snprintf(count, sizeof count, "%d", n);
@@ -139,7 +140,8 @@ static bool write_page(FILE *out, char **files, int n, const entry *e)
     ip_error err = {0};
     int *order = calloc((size_t)n + 1, sizeof *order);
     int *group = calloc((size_t)n + 1, sizeof *group);
-    ip_html *page = order && group ? ip_html_begin(out, "isopredict report",
+    ip_html *page = order && group ? ip_html_begin(out, dr,
+                                                   "isopredict report",
                                                    rows, &err) : NULL;
     bool ok = page != NULL;
     if (ok)
@@ -190,9 +192,12 @@ int cmd_report(int argc, char **argv)
     }
     int status = read_all(argv + optind, n, e);
     if (status == IP_EXIT_OK) {
-        cli_file *f = cli_create_file(out, &status);
+        ip_drawer *dr = cli_open_drawer(&status);
+        cli_file *f = dr ? cli_create_file(out, &status) : NULL;
         if (f)
-            status = cli_close_file(f, write_page(f->f, argv + optind, n, e));
+            status = cli_close_file(f, write_page(f->f, dr, argv + optind, n,
+                                                  e));
+        ip_drawer_free(dr);
     }
     for (int i = 0; i < n; i++) {
         cJSON_Delete(e[i].info);

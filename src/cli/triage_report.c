@@ -150,7 +150,8 @@ static bool html_classes(ip_html *page, const cJSON *report,
     return true;
 }
 
-static bool html_page(FILE *out, const cJSON *report, const ip_trace *obs)
+static bool html_page(FILE *out, ip_drawer *dr, const cJSON *report,
+                      const ip_trace *obs)
 {
     char classes[32], instances[32], title[600], search[2048];
     ip_search_info si;
@@ -172,7 +173,7 @@ static bool html_page(FILE *out, const cJSON *report, const ip_trace *obs)
         "search", search,
         "bug classes", classes, "instances", instances, NULL};
     ip_error err = {0};
-    ip_html *page = ip_html_begin(out, title, rows, &err);
+    ip_html *page = ip_html_begin(out, dr, title, rows, &err);
     bool ok = page && html_classes(page, report, obs, &err);
     if (!ok)
         fprintf(stderr, "isopredict: %s\n", err.msg);
@@ -193,9 +194,11 @@ int triage_report_out(const triage_args *a, const cJSON *report,
         cJSON_free(text);
     }
     if (status == IP_EXIT_OK && a->html) {
-        cli_file *f = cli_create_file(a->html, &status);
+        ip_drawer *dr = cli_open_drawer(&status);
+        cli_file *f = dr ? cli_create_file(a->html, &status) : NULL;
         if (f)
-            status = cli_close_file(f, html_page(f->f, report, obs));
+            status = cli_close_file(f, html_page(f->f, dr, report, obs));
+        ip_drawer_free(dr);
     }
     if (a->json) {
         char *line = cJSON_PrintUnformatted(report);

@@ -243,6 +243,54 @@ huge_pages)
     grep -qx 'GLIBC_TUNABLES=glibc.malloc.hugetlb=0' env.child ||
         fail "the user's hugetlb setting was changed: $(grep TUNABLES env.child)"
     ;;
+html)
+    # --html draws with Graphviz, loaded only then (src/predict/report/
+    # gv_lib.c): the page has both runs drawn, with their text laid out
+    expect 1 "$BIN" predict --quiet --out p --html r.html "$TRACES/deposit.json"
+    [ "$(grep -c '<svg' r.html)" = 2 ] || fail "expected 2 drawings in r.html"
+    contains r.html '<g id="p1&#45;predicted&#45;t2" class="node">'
+    contains r.html '>t1</text>'
+    contains r.html '>r acct ← init</text>'
+    contains r.html '>session alice</text>'
+    # a check's violation, drawn
+    expect 1 "$BIN" check --level ser --html c.html \
+        p/deposit.causal-relaxed-approx.prediction-1.json
+    [ "$(grep -c '<svg' c.html)" = 2 ] || fail "expected 2 drawings in c.html"
+    ;;
+no_graphviz)
+    # Graphviz unloadable: a directory searched before the system's
+    # (LD_LIBRARY_PATH comes before ld.so.cache for a name without a slash)
+    # holds an empty libgvc.so.6.  Only what draws fails, as not available
+    # (4), with the loader's reason and no page; everything else runs, as
+    # nothing loads Graphviz at start-up (a program linked against it would
+    # not even start here).
+    mkdir gv
+    : > gv/libgvc.so.6
+    no_gv() { LD_LIBRARY_PATH=$PWD/gv${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"; }
+    expect 0 no_gv "$BIN" --version
+    expect 1 no_gv "$BIN" predict --quiet --out p "$TRACES/deposit.json"
+    [ -f p/deposit.causal-relaxed-approx.prediction-1.json ] || fail "no prediction file"
+    expect 1 no_gv "$BIN" predict --quiet --json --out p2 "$TRACES/deposit.json"
+    expect 0 no_gv "$BIN" check --level ser "$TRACES/deposit.json"
+    expect 4 no_gv "$BIN" predict --quiet --out p3 --html r.html "$TRACES/deposit.json"
+    contains err "the HTML report needs Graphviz"
+    contains err "libgvc.so.6 cannot be loaded: $PWD/gv/libgvc.so.6: "
+    [ ! -e r.html ] || fail "a page was written without Graphviz"
+    no_temp predict .
+    expect 4 no_gv "$BIN" check --level ser --html c.html "$TRACES/deposit.json"
+    contains err "libgvc.so.6 cannot be loaded"
+    expect 4 no_gv "$BIN" check --level ser --html c.html p/*.json
+    contains err "libgvc.so.6 cannot be loaded"
+    expect 4 no_gv "$BIN" report --out all.html p/*.json
+    contains err "libgvc.so.6 cannot be loaded"
+    [ ! -e c.html ] && [ ! -e all.html ] || fail "a page was written without Graphviz"
+    no_temp check .
+    # the other library, opened first
+    rm gv/libgvc.so.6
+    : > gv/libcgraph.so.6
+    expect 4 no_gv "$BIN" check --level ser --html c.html "$TRACES/deposit.json"
+    contains err "libcgraph.so.6 cannot be loaded: $PWD/gv/libcgraph.so.6: "
+    ;;
 *)
     fail "unknown case"
     ;;

@@ -6,20 +6,22 @@
  * Beyond IP_DRAW_FULL transactions only the highlighted ones and those
  * the caller marks stay boxes; each run of the others in a session is
  * folded into one "N transactions" box, and wr edges touching a fold are
- * left out.
+ * left out.  Graphviz is called through the drawer's pointers (gv_lib.h):
+ * it is loaded when a drawer is made, not when the program starts.
  */
 #include "report.h"
+#include "gv_lib.h"
 
-#include <graphviz/gvc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* cgraph's setters take char * for names and values they only read */
 #define GV_SET(obj, name, value) \
-    agsafeset((obj), (char *)(name), (char *)(value), (char *)"")
+    w->gv->agsafeset((obj), (char *)(name), (char *)(value), (char *)"")
 
 typedef struct drawing {
+    const ip_gv *gv;
     const ip_draw *d;
     Agraph_t *g;
     Agnode_t **node;          /* per txn: its box or its fold, NULL if none */
@@ -95,7 +97,7 @@ static void op_row(FILE *f, const ip_trace *t, uint32_t i)
 
 /* Txn x's box label: its name over its first IP_DRAW_OPS operations and
  * "+N more".  A Graphviz HTML string of g; NULL when out of memory. */
-static char *txn_label(Agraph_t *g, const ip_trace *t, uint32_t x)
+static char *txn_label(const drawing *w, const ip_trace *t, uint32_t x)
 {
     char *text = NULL;
     size_t len = 0;
@@ -119,7 +121,7 @@ static char *txn_label(Agraph_t *g, const ip_trace *t, uint32_t x)
         free(text);
         return NULL;
     }
-    char *html = agstrdup_html(g, text);
+    char *html = w->gv->agstrdup_html(w->g, text);
     free(text);
     return html;
 }
@@ -129,7 +131,7 @@ static Agnode_t *txn_node(drawing *w, Agraph_t *lane, uint32_t x)
     const ip_draw *d = w->d;
     char id[64];
     node_id(d, "t", x, id, sizeof id);
-    Agnode_t *n = agnode(lane, id, 1);
+    Agnode_t *n = w->gv->agnode(lane, id, 1);
     if (!n)
         return NULL;
     GV_SET(n, "id", id);
@@ -137,11 +139,11 @@ static Agnode_t *txn_node(drawing *w, Agraph_t *lane, uint32_t x)
         GV_SET(n, "label", ip_txn_name(d->t, x));
         GV_SET(n, "shape", "ellipse");
     } else {
-        char *label = txn_label(w->g, d->t, x);
+        char *label = txn_label(w, d->t, x);
         if (!label)
             return NULL;
         GV_SET(n, "label", label);   /* takes its own reference */
-        agstrfree(w->g, label);
+        w->gv->agstrfree(w->g, label);
     }
     if (d->dropped && d->dropped[x]) {
         GV_SET(n, "style", "dashed");
@@ -160,7 +162,7 @@ static Agnode_t *lane_head(drawing *w, Agraph_t *lane, uint32_t s)
     node_id(w->d, "session", s, id, sizeof id);
     snprintf(label, sizeof label, "session %s",
              ip_session_name(w->d->t, s));
-    Agnode_t *n = agnode(lane, id, 1);
+    Agnode_t *n = w->gv->agnode(lane, id, 1);
     if (!n)
         return NULL;
     GV_SET(n, "id", id);
@@ -176,7 +178,7 @@ static Agnode_t *fold_node(drawing *w, Agraph_t *lane, uint32_t x)
 {
     char id[64];
     node_id(w->d, "fold", x, id, sizeof id);
-    Agnode_t *n = agnode(lane, id, 1);
+    Agnode_t *n = w->gv->agnode(lane, id, 1);
     if (n) {
         GV_SET(n, "id", id);
         GV_SET(n, "shape", "note");
@@ -193,7 +195,7 @@ static bool draw_lane(drawing *w, uint32_t s)
     const ip_trace *t = w->d->t;
     char name[64];
     snprintf(name, sizeof name, "cluster_s%u", s);
-    Agraph_t *lane = agsubg(w->g, name, 1);
+    Agraph_t *lane = w->gv->agsubg(w->g, name, 1);
     Agnode_t *head = lane ? lane_head(w, lane, s) : NULL;
     if (!head)
         return false;
@@ -222,7 +224,7 @@ static bool draw_lane(drawing *w, uint32_t s)
         }
         w->node[x] = n;
         if (prev != n) {
-            Agedge_t *e = agedge(w->g, prev, n, NULL, 1);
+            Agedge_t *e = w->gv->agedge(w->g, prev, n, NULL, 1);
             if (!e)
                 return false;
             GV_SET(e, "color", "grey70");
@@ -288,7 +290,7 @@ static bool draw_wr(drawing *w)
         if (i && pairs[i] == pairs[i - 1])
             continue;
         uint32_t a = (uint32_t)(pairs[i] >> 32), b = (uint32_t)pairs[i];
-        Agedge_t *e = agedge(w->g, w->node[a], w->node[b], NULL, 1);
+        Agedge_t *e = w->gv->agedge(w->g, w->node[a], w->node[b], NULL, 1);
         ok = e != NULL;
         if (ok) {
             GV_SET(e, "color", "grey45");
@@ -305,7 +307,8 @@ static bool draw_highlights(drawing *w)
         const ip_draw_edge *h = &d->edges[i];
         if (!w->node[h->from] || !w->node[h->to])
             continue;         /* an aborted transaction: in no lane */
-        Agedge_t *e = agedge(w->g, w->node[h->from], w->node[h->to], NULL, 1);
+        Agedge_t *e = w->gv->agedge(w->g, w->node[h->from], w->node[h->to],
+                                    NULL, 1);
         if (!e)
             return false;
         if (h->id)
@@ -334,15 +337,27 @@ static bool draw_highlights(drawing *w)
 }
 
 struct ip_drawer {
+    ip_gv gv;                 /* Graphviz's libraries, open */
     GVC_t *gvc;
 };
 
-ip_drawer *ip_drawer_new(void)
+ip_drawer *ip_drawer_new(ip_error *err)
 {
     ip_drawer *dr = calloc(1, sizeof *dr);
-    if (dr && !(dr->gvc = gvContext())) {
+    if (!dr) {
+        ip_oom(err, "draw: out of memory");
+        return NULL;
+    }
+    if (!ip_gv_open(&dr->gv, err)) {
         free(dr);
-        dr = NULL;
+        return NULL;
+    }
+    /* gvContext fails only when an allocation does */
+    if (!(dr->gvc = dr->gv.gvContext())) {
+        ip_oom(err, "draw: out of memory starting Graphviz");
+        ip_gv_close(&dr->gv);
+        free(dr);
+        return NULL;
     }
     return dr;
 }
@@ -351,81 +366,89 @@ void ip_drawer_free(ip_drawer *dr)
 {
     if (!dr)
         return;
-    gvFreeContext(dr->gvc);
+    dr->gv.gvFreeContext(dr->gvc);
+    ip_gv_close(&dr->gv);
     free(dr);
 }
 
 static char *render(GVC_t *gvc, drawing *w)
 {
+    const ip_gv *gv = w->gv;
     char *svg = NULL, *data = NULL;
     unsigned int len = 0;
-    if (gvLayout(gvc, w->g, "dot") == 0) {
-        if (gvRenderData(gvc, w->g, "svg", &data, &len) == 0 && data) {
+    if (gv->gvLayout(gvc, w->g, "dot") == 0) {
+        if (gv->gvRenderData(gvc, w->g, "svg", &data, &len) == 0 && data) {
             /* inline: from <svg on, without the XML prolog */
             const char *start = strstr(data, "<svg");
             if (start && (svg = malloc(len + 1)))
                 snprintf(svg, len + 1, "%s", start);
-            gvFreeRenderData(data);
+            gv->gvFreeRenderData(data);
         }
-        gvFreeLayout(gvc, w->g);
+        gv->gvFreeLayout(gvc, w->g);
     }
     return svg;
+}
+
+/* The graph's default attributes and the initial transaction's node. */
+static bool draw_start(drawing *w)
+{
+    const ip_draw *d = w->d;
+    ip_gv_agattr *attr = w->gv->agattr;
+    attr(w->g, AGRAPH, (char *)"rankdir", (char *)"LR");
+    attr(w->g, AGRAPH, (char *)"nodesep", (char *)"0.5");
+    attr(w->g, AGRAPH, (char *)"ranksep", (char *)"0.7");
+    attr(w->g, AGRAPH, (char *)"fontname", (char *)"Helvetica");
+    static const char *const node_attrs[][2] = {   /* name order too */
+        {"color", ""}, {"fontcolor", ""}, {"fontname", "Helvetica"},
+        {"fontsize", "10"}, {"id", ""}, {"label", "\\N"},
+        {"shape", "box"}, {"style", ""}};
+    for (size_t i = 0; i < sizeof node_attrs / sizeof *node_attrs; i++)
+        attr(w->g, AGNODE, (char *)node_attrs[i][0],
+             (char *)node_attrs[i][1]);
+    /* every edge attribute before any edge, in the order of their
+     * names: dot 2.43 lays out an edge with ports between neighbours
+     * in a graph of its own, declares the attributes there in name
+     * order and reads some by their position in this graph, so any
+     * other order mixes them up ("Arrow type ... unknown") */
+    static const char *const edge_attrs[][2] = {
+        {"arrowhead", ""}, {"color", ""}, {"constraint", ""},
+        {"fontcolor", ""}, {"fontname", "Helvetica"}, {"fontsize", "9"},
+        {"headport", ""}, {"id", ""}, {"label", ""}, {"penwidth", ""},
+        {"style", ""}, {"tailport", ""}, {"xlabel", ""}};
+    for (size_t i = 0; i < sizeof edge_attrs / sizeof *edge_attrs; i++)
+        attr(w->g, AGEDGE, (char *)edge_attrs[i][0],
+             (char *)edge_attrs[i][1]);
+    if (d->edges_only && !w->full[IP_INIT_TXN])
+        return true;
+    Agnode_t *init = w->gv->agnode(w->g, (char *)"init", 1);
+    if (!init)
+        return false;
+    char id[64];
+    node_id(d, "t", IP_INIT_TXN, id, sizeof id);
+    GV_SET(init, "id", id);
+    GV_SET(init, "label", ip_txn_name(d->t, IP_INIT_TXN));
+    GV_SET(init, "shape", "ellipse");
+    w->node[IP_INIT_TXN] = init;
+    return true;
 }
 
 char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
 {
     const ip_trace *t = d->t;
-    drawing w = {.d = d};
+    drawing w = {.gv = &dr->gv, .d = d};
     for (uint32_t i = 0; i < d->n_edges; i++)
         if (d->edges[i].from >= t->n_txns || d->edges[i].to >= t->n_txns) {
             ip_fail(err, "draw: an edge names no transaction");
             return NULL;
         }
     w.node = calloc(t->n_txns + 1, sizeof *w.node);
-    w.g = agopen((char *)"history", Agdirected, NULL);
-    bool ok = w.node && w.g && choose_full(&w);
-    if (ok) {
-        agattr(w.g, AGRAPH, (char *)"rankdir", (char *)"LR");
-        agattr(w.g, AGRAPH, (char *)"nodesep", (char *)"0.5");
-        agattr(w.g, AGRAPH, (char *)"ranksep", (char *)"0.7");
-        agattr(w.g, AGRAPH, (char *)"fontname", (char *)"Helvetica");
-        static const char *const node_attrs[][2] = {   /* name order too */
-            {"color", ""}, {"fontcolor", ""}, {"fontname", "Helvetica"},
-            {"fontsize", "10"}, {"id", ""}, {"label", "\\N"},
-            {"shape", "box"}, {"style", ""}};
-        for (size_t i = 0; i < sizeof node_attrs / sizeof *node_attrs; i++)
-            agattr(w.g, AGNODE, (char *)node_attrs[i][0],
-                   (char *)node_attrs[i][1]);
-        /* every edge attribute before any edge, in the order of their
-         * names: dot 2.43 lays out an edge with ports between neighbours
-         * in a graph of its own, declares the attributes there in name
-         * order and reads some by their position in this graph, so any
-         * other order mixes them up ("Arrow type ... unknown") */
-        static const char *const edge_attrs[][2] = {
-            {"arrowhead", ""}, {"color", ""}, {"constraint", ""},
-            {"fontcolor", ""}, {"fontname", "Helvetica"}, {"fontsize", "9"},
-            {"headport", ""}, {"id", ""}, {"label", ""}, {"penwidth", ""},
-            {"style", ""}, {"tailport", ""}, {"xlabel", ""}};
-        for (size_t i = 0; i < sizeof edge_attrs / sizeof *edge_attrs; i++)
-            agattr(w.g, AGEDGE, (char *)edge_attrs[i][0],
-                   (char *)edge_attrs[i][1]);
-        Agnode_t *init = d->edges_only && !w.full[IP_INIT_TXN]
-                             ? NULL : agnode(w.g, (char *)"init", 1);
-        ok = init != NULL || (d->edges_only && !w.full[IP_INIT_TXN]);
-        if (init) {
-            char id[64];
-            node_id(d, "t", IP_INIT_TXN, id, sizeof id);
-            GV_SET(init, "id", id);
-            GV_SET(init, "label", ip_txn_name(t, IP_INIT_TXN));
-            GV_SET(init, "shape", "ellipse");
-            w.node[IP_INIT_TXN] = init;
-        }
-    }
-    ok = ok && draw_lanes(&w) && (d->edges_only || draw_wr(&w)) &&
-         draw_highlights(&w);
+    w.g = dr->gv.agopen((char *)"history", dr->gv.directed, NULL);
+    bool ok = w.node && w.g && choose_full(&w) && draw_start(&w) &&
+              draw_lanes(&w) && (d->edges_only || draw_wr(&w)) &&
+              draw_highlights(&w);
     char *svg = ok ? render(dr->gvc, &w) : NULL;
     if (w.g)
-        agclose(w.g);
+        dr->gv.agclose(w.g);
     free(w.node);
     free(w.full);
     if (!svg)

@@ -83,12 +83,17 @@ bool ip_prediction_write_dot(const ip_trace *obs, const ip_prediction *p,
  * malloc'ed "<svg ...>...</svg>" string, or NULL with err set. */
 enum { IP_DRAW_FULL = 50, IP_DRAW_OPS = 6, IP_DRAW_TEXT = 24 };
 
-/* One Graphviz context, for all the drawings of a process: Graphviz
- * 2.43's text layout keeps a pointer into a context's font cache after
- * that context is freed, so a second context in one process reads freed
- * memory.  NULL when Graphviz cannot start. */
+/* Graphviz's libraries (libcgraph.so.6, libgvc.so.6), loaded by
+ * ip_drawer_new and closed by ip_drawer_free - the program does not link
+ * them, so that only a run that draws pays for loading them - and one
+ * Graphviz context, for all the drawings of a process: Graphviz 2.43's
+ * text layout keeps a pointer into a context's font cache after that
+ * context is freed, so a second context in one process reads freed
+ * memory.  NULL with err set on failure: err->oom when out of memory,
+ * otherwise Graphviz is not available (the message says which library
+ * and why). */
 typedef struct ip_drawer ip_drawer;
-ip_drawer *ip_drawer_new(void);
+ip_drawer *ip_drawer_new(ip_error *err);
 void ip_drawer_free(ip_drawer *dr);
 typedef struct ip_draw_edge {
     uint32_t from, to;        /* txn ids of d->t */
@@ -112,8 +117,8 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err);
 /* One self-contained HTML page (no network resources; SVG inlined):
  * ip_html_begin writes the head and a table of the run's settings and
  * outcome (`rows`: key, value, key, value, ..., NULL) and returns the
- * page (NULL with err set when out of memory or Graphviz cannot start;
- * make one page per process, see ip_drawer); each
+ * page (NULL with err set when out of memory), which draws with `dr`
+ * (borrowed: the caller frees it after ip_html_end); each
  * ip_html_prediction a section for one prediction - `info` is its
  * "prediction" object (a cJSON *, as in prediction files: changed reads,
  * boundaries, cycle, confirmation), `hist` its history, `obs` the
@@ -124,8 +129,8 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err);
  * section carries data-* counts (changed reads, cycle edges, drawn boxes)
  * for tests.  False with err set on failure (out of memory, drawing). */
 typedef struct ip_html ip_html;
-ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
-                       ip_error *err);
+ip_html *ip_html_begin(FILE *out, ip_drawer *dr, const char *title,
+                       const char *const *rows, ip_error *err);
 bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
                         const ip_trace *hist, const void *info,
                         const char *file, ip_error *err);

@@ -26,7 +26,7 @@ static const char STYLE[] =
 
 struct ip_html {
     FILE *out;
-    ip_drawer *drawer;
+    ip_drawer *drawer;        /* the caller's */
     bool legend;              /* the predictions' legend was written */
 };
 
@@ -79,16 +79,16 @@ static void page_top(FILE *out, const char *title, const char *style,
     fputs("</table>\n</section>\n", out);
 }
 
-ip_html *ip_html_begin(FILE *out, const char *title, const char *const *rows,
-                       ip_error *err)
+ip_html *ip_html_begin(FILE *out, ip_drawer *dr, const char *title,
+                       const char *const *rows, ip_error *err)
 {
     ip_html *page = calloc(1, sizeof *page);
-    if (!page || !(page->drawer = ip_drawer_new())) {
-        free(page);
-        ip_oom(err, "html: out of memory or Graphviz cannot start");
+    if (!page) {
+        ip_oom(err, "html: out of memory");
         return NULL;
     }
     page->out = out;
+    page->drawer = dr;
     page_top(out, title, "", "run", rows);
     return page;
 }
@@ -99,7 +99,6 @@ bool ip_html_end(ip_html *page)
         return false;
     fputs("</body></html>\n", page->out);
     bool ok = !ferror(page->out);
-    ip_drawer_free(page->drawer);
     free(page);
     return ok;
 }
