@@ -28,17 +28,21 @@ GV_SAME(gvFreeRenderData, ip_gv_gvFreeRenderData);
 GV_SAME(Agdirected, Agdesc_t);
 
 /* The loader's last failure, about `lib`, into err.  Out of memory or
- * not?  The loader's allocations are the C library's own (tests/oom's
- * failalloc cannot fail them), so the answer has to come from the loader:
+ * not?  The loader allocates with the C library's malloc, out of reach
+ * of tests/oom's failalloc, so the answer has to come from the loader:
  * glibc's dlerror sets errno to the error code of the failure it
- * describes when there is one (ENOMEM when mapping a segment, making an
- * object's descriptor or a dependency list failed), and when it could
- * not even record the failure it answers "out of memory" right after the
- * malloc that failed and set errno to ENOMEM.  Other failures (no such
- * file, not an ELF object, a missing dependency or symbol) carry another
- * code or none, and errno was cleared before the call.  So ENOMEM here is
- * an allocation that failed - exit 3 like any other - and anything else
- * means Graphviz is not available. */
+ * describes when there is one - ENOMEM for each allocation the loader
+ * makes (an object's descriptor, its dependency and search lists, its
+ * version table, ...) - and when it could not even record the failure it
+ * answers "out of memory" right after the malloc that failed and set
+ * errno to ENOMEM.  Other failures (no such file, not an ELF object, a
+ * missing symbol) carry another code or none, and errno was cleared
+ * before the call.  So ENOMEM here is an allocation that failed - exit 3
+ * like any other (tests/oom/dlopen_oom.sh fails each of them in turn) -
+ * and anything else means Graphviz is not available.  One limit: a
+ * segment that cannot be mapped (the address space exhausted under
+ * ulimit -v) carries no code in glibc 2.36, so it is reported as not
+ * available, with the loader's "failed to map segment" in the message. */
 static bool loader_failed(const char *lib, ip_error *err)
 {
     const char *why = dlerror();
