@@ -11,7 +11,11 @@
  * so a signature that changes fails to compile rather than to run.
  *
  * Ownership: an ip_gv owns its two library handles; the function pointers
- * are valid from a successful ip_gv_open until ip_gv_close.
+ * are valid from a successful ip_gv_open until ip_gv_close.  (Closing
+ * drops our references only: GVC's text layout plugin, which GVC loads
+ * itself and never unloads, keeps both libraries mapped until exit - so
+ * the LeakSanitizer suppressions of tests/ still find their frames by
+ * library name.)
  */
 #ifndef ISOPREDICT_GV_LIB_H
 #define ISOPREDICT_GV_LIB_H
