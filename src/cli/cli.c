@@ -263,6 +263,13 @@ ip_drawer *cli_open_drawer(int *status)
     return dr;
 }
 
+bool cli_drawing_available(int *status)
+{
+    ip_drawer *dr = cli_open_drawer(status);
+    ip_drawer_free(dr);
+    return dr != NULL;
+}
+
 bool cli_create_dir_beside(const char *path, char **dir, int *status)
 {
     *dir = temp_template(path);

@@ -115,6 +115,11 @@ cli_file *cli_create_file(const char *path, int *status);
  * IP_EXIT_UNKNOWN when out of memory.  Free with ip_drawer_free. */
 struct ip_drawer *cli_open_drawer(int *status);
 
+/* Whether Graphviz can be loaded, asked before a long run whose --html
+ * page would otherwise fail only at its end: false after the message of
+ * cli_open_drawer, with *status set as there. */
+bool cli_drawing_available(int *status);
+
 /* Commit (see above) and free `out`.  `ok` says the writer produced the
  * whole output: a writer fails only on a stream error or when out of
  * memory, and the stream tells which.  Returns IP_EXIT_OK when PATH now

@@ -230,6 +230,8 @@ int cmd_check(int argc, char **argv)
     int status = parse_args(argc, argv, &a);
     if (status >= 0)
         return status;
+    if (a.html && !cli_drawing_available(&status))
+        return status;
     if (cli_batch_wanted(a.args + a.n_opts, a.n_traces))
         return run_batch(&a);
     keep_chunks_in_heap();

@@ -600,10 +600,12 @@ int cmd_predict(int argc, char **argv)
     int r = parse_args(argc, argv, &a);
     if (r >= 0)
         return r;
+    int status;
+    if (a.html && !cli_drawing_available(&status))
+        return status;
     if (cli_batch_wanted(a.args + a.n_opts, a.n_traces))
         return run_batch(&a);
     double start = ip_now();
-    int status;
     ip_trace *obs = cli_load_unique_trace("predict", a.trace, a.fmt,
                                           IP_STRICT, &status);
     if (!obs)

@@ -359,6 +359,8 @@ int cmd_triage(int argc, char **argv)
     int r = parse_args(argc, argv, &a);
     if (r != CLI_GO_ON)
         return r;
+    if (a.html && !cli_drawing_available(&r))
+        return r;
     if (a.merge)
         return triage_merge(&a);
     ip_error err = {0};

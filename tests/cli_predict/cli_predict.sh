@@ -277,6 +277,11 @@ no_graphviz)
     contains err "libgvc.so.6 cannot be loaded: $PWD/gv/libgvc.so.6: "
     [ ! -e r.html ] || fail "a page was written without Graphviz"
     no_temp predict .
+    # asked before the search, not after it: nothing of the run is made
+    [ ! -e p3 ] || fail "predict --html searched although it could not draw"
+    expect 4 no_gv "$BIN" triage --quiet --out tr --html t.html "$TRACES/deposit.json"
+    contains err "libgvc.so.6 cannot be loaded"
+    [ ! -e tr ] && [ ! -e t.html ] || fail "triage --html ran although it could not draw"
     expect 4 no_gv "$BIN" check --level ser --html c.html "$TRACES/deposit.json"
     contains err "libgvc.so.6 cannot be loaded"
     expect 4 no_gv "$BIN" check --level ser --html c.html p/*.json
