@@ -78,7 +78,9 @@ static void usage(FILE *out)
         "                              formula (eager), or each candidate checked and\n"
         "                              violations forbidden (lazy; auto: eager only\n"
         "                              for causal, strict, formulas up to 3 M\n"
-        "                              literals, and for si, which has no lazy form)\n"
+        "                              literals, and for si, which has no lazy form;\n"
+        "                              windows: lazy, turning eager where most\n"
+        "                              candidates violate the model)\n"
         "  --shard I/N                 solve only the I-th of N parts of the windows\n"
         "  --key-family REGEX          bug classes: a key's family is the part REGEX\n"
         "                              matches (default: digits as '*'; see triage)\n"
@@ -201,18 +203,15 @@ static int write_json_file(const char *path, const ip_trace *obs,
                            const ip_prediction *p, const predict_args *a)
 {
     cJSON *root = ip_prediction_to_cjson(obs, p, &a->opts, a->trace);
-    char *text = root ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) {
+    if (!root) {
         fprintf(stderr, "isopredict: out of memory writing %s\n", path);
         return IP_EXIT_UNKNOWN;
     }
     int status;
     cli_file *f = cli_create_file(path, &status);
     if (f)
-        status = cli_close_file(f, fputs(text, f->f) >= 0 &&
-                                       fputc('\n', f->f) != EOF);
-    cJSON_free(text);
+        status = cli_close_file(f, ip_write_json_tree(root, f->f));
+    cJSON_Delete(root);
     return status;
 }
 
@@ -388,6 +387,7 @@ static bool add_stats(cJSON *sj, const ip_predict_stats *st)
         { "refuted_pcos", st->refuted_pcos },
         { "refuted_violations", st->refuted_cycles },
         { "refuted_illegal", st->refuted_illegal },
+        { "eager_switches", st->eager_switches },
         { "gen_seconds", st->encode.gen_seconds },
         { "solve_seconds", st->encode.solve_seconds },
         { "formula_txns", st->encode.txns },

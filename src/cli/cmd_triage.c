@@ -155,15 +155,6 @@ static char *free_class_name(const rep_files *rf, uint32_t cls)
 }
 
 /* The prediction file of p (its "prediction" object names its class). */
-static char *rep_text(const rep_files *rf, const ip_trace *obs,
-                      const ip_prediction *p)
-{
-    cJSON *root = ip_prediction_to_cjson(obs, p, rf->opts, rf->trace);
-    char *text = root ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    return text;
-}
-
 /* The sink: write class cls's new representative, replacing the one
  * written before for it in this run (never another file). */
 static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
@@ -181,8 +172,8 @@ static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
     if (!rf->path[cls] && !(rf->path[cls] = free_class_name(rf, cls)))
         return ip_fail(err, "triage: no free file name for class %u in %s",
                        cls + 1, rf->a->out_dir);
-    char *text = rep_text(rf, obs, p);
-    if (!text)
+    cJSON *root = ip_prediction_to_cjson(obs, p, rf->opts, rf->trace);
+    if (!root)
         return ip_oom(err, "triage: out of memory writing %s",
                        rf->path[cls]);
     /* a first representative goes to its new name; a smaller one is
@@ -194,9 +185,8 @@ static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
     int status;
     cli_file *f = cli_create_file(next, &status);
     if (f)
-        status = cli_close_file(f, fputs(text, f->f) >= 0 &&
-                                       fputc('\n', f->f) != EOF);
-    cJSON_free(text);
+        status = cli_close_file(f, ip_write_json_tree(root, f->f));
+    cJSON_Delete(root);
     if (status == IP_EXIT_OK && !first && rename(next, rf->path[cls]) != 0)
         status = IP_EXIT_USAGE;
     return status == IP_EXIT_OK ||
@@ -273,7 +263,9 @@ static cJSON *run_json(const triage_args *a, const char *trace,
               cJSON_AddNumberToObject(root, "solver_calls", st->solver_calls) &&
               cJSON_AddNumberToObject(root, "refuted_orders",
                                       st->refuted_orders) &&
-              cJSON_AddNumberToObject(root, "rest_found", st->rest_found);
+              cJSON_AddNumberToObject(root, "rest_found", st->rest_found) &&
+              cJSON_AddNumberToObject(root, "eager_switches",
+                                      st->eager_switches);
     ok = ok && ip_cjson_attach(root, "search", ip_search_to_cjson(&st->search));
     uint32_t n = ip_triage_count(tg);
     uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);

@@ -272,7 +272,7 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
         classes = NULL;                 /* freed */
     ip_search_info si = {0};
     bool have_search = false;
-    double seconds = 0, calls = 0, refuted = 0, rest = 0;
+    double seconds = 0, calls = 0, refuted = 0, rest = 0, eager = 0;
     for (uint32_t i = first; ok && i < l->n; i++) {
         if (taken[i] || !same_run(l->r[first], l->r[i]))
             continue;
@@ -289,6 +289,7 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
         calls += tr_num(l->r[i], "solver_calls");
         refuted += count_of(l->r[i], "refuted_orders");
         rest += count_of(l->r[i], "rest_found");
+        eager += count_of(l->r[i], "eager_switches");
         const cJSON *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(l->r[i],
                                                                "classes"))
@@ -305,7 +306,8 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
          set_number(m, "seconds", seconds) &&
          set_number(m, "solver_calls", calls) &&
          set_number(m, "refuted_orders", refuted) &&
-         set_number(m, "rest_found", rest) && sort_classes(m);
+         set_number(m, "rest_found", rest) &&
+         set_number(m, "eager_switches", eager) && sort_classes(m);
     if (ok)
         return m;
     cJSON_Delete(m);

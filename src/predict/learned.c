@@ -12,6 +12,7 @@ enum { TAG_ORDER, TAG_FORBID, TAG_BLOCK };
 struct learned {
     uint32_t *w;
     uint32_t n, cap;
+    bool eager;               /* the window switched to eager weak isolation */
 };
 
 learned *learned_new(void)
@@ -85,6 +86,17 @@ static bool forbid_at(const uint32_t *at, uint32_t n, ip_encoder *enc,
     bool ok = ip_encoder_forbid(enc, f, n, err);
     free(f);
     return ok;
+}
+
+void learned_set_eager(learned *l)
+{
+    if (l)
+        l->eager = true;
+}
+
+bool learned_eager(const learned *l)
+{
+    return l && l->eager;
 }
 
 bool learned_replay(const learned *l, ip_encoder *enc, uint32_t *n,

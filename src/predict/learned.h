@@ -37,6 +37,11 @@ bool learned_order(learned *l, const uint32_t *order, uint32_t n);
 bool learned_forbid(learned *l, const ip_fact *f, uint32_t n);
 bool learned_block(learned *l, const uint32_t *changed, uint32_t n);
 
+/* A window whose lazy search switched to eager weak isolation (solve.c)
+ * stays eager in its later passes: learned_set_eager records it. */
+void learned_set_eager(learned *l);
+bool learned_eager(const learned *l);
+
 /* Add every recorded constraint to enc, in the order recorded (after its
  * fill order is set: ip_encoder_set_fill).  *n: how many.  False with
  * err set when the encoder fails. */

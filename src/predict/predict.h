@@ -372,6 +372,8 @@ typedef struct ip_predict_stats {
     uint32_t refuted_cycles;   /* lazy weak isolation: model violations */
     uint32_t refuted_illegal;  /* lazy weak isolation, relaxed: hb cyclic
                                   inside the boundary */
+    uint32_t eager_switches;   /* windows whose lazy search turned eager
+                                  (--weak-isolation auto) */
     uint32_t confirmed_locally; /* triage in windows: candidates confirmed
                                    on the window and its context alone */
     uint32_t confirmed_on_cut;  /* ... and on the trace before the window's

@@ -59,16 +59,19 @@ static bool lazy_by_default(const ip_predict_opts *o,
            est->literals > LAZY_ABOVE_LITERALS;
 }
 
-/* Windows check weak isolation eagerly unless asked otherwise: measured
+/* Windows check weak isolation lazily unless asked for eager (or si, or
+ * the rank encoding), and under auto (the default) a window whose
+ * candidates are mostly model violations turns eager (solve.c): measured
  * with triage at 10x100 (bench/predict/RESULTS.md, "Lazy weak isolation
- * in windows"), lazy searched more windows on smallbank and wikipedia
- * but far fewer on tpcc (causal: 1 of 59 against 48).  Asked for, it is
- * sound there: every window's so u wr is acyclic (a stretch of a serial
- * or topological order) and every candidate goes through the legality
- * check, which the relaxed boundary needs without commit positions. */
+ * in windows" and "Weak isolation that adapts"), lazy searched more
+ * windows on smallbank and wikipedia but far fewer on tpcc (causal: 1 of
+ * 59 against 48).  Lazy is sound there: every window's so u wr is acyclic
+ * (a stretch of a serial or topological order) and every candidate goes
+ * through the legality check, which the relaxed boundary needs without
+ * commit positions. */
 static bool lazy_windows(const ip_predict_opts *o)
 {
-    return o->weak == IP_WEAK_LAZY && o->model != IP_LVL_SI &&
+    return o->weak != IP_WEAK_EAGER && o->model != IP_LVL_SI &&
            o->encoding != IP_ENC_APPROX_RANK;
 }
 
@@ -263,7 +266,9 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                           : opts->max_predictions ? opts->max_predictions : 1,
                     .stats = stats ? stats : &local, .err = err,
                     .failure = IP_PREDICT_NONE,
-                    .lazy_windows = lazy_windows(opts)};
+                    .lazy_windows = lazy_windows(opts),
+                    .adapt_windows = lazy_windows(opts) &&
+                                     opts->weak == IP_WEAK_AUTO};
     memset(rs.stats, 0, sizeof *rs.stats);
     if (!ip_trace_unique(obs)) {
         char why[600];
@@ -343,11 +348,12 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
                 "call(s), %u refuted serial order(s), %u refuted pco(s), "
                 "%u model violation(s) and %u illegal candidate(s) "
                 "forbidden; %u of %u models' other changed reads held an "
-                "instance\n",
+                "instance; %u window(s) turned eager\n",
                 rs.stats->seconds, found, rs.stats->solver_calls,
                 rs.stats->refuted_orders, rs.stats->refuted_pcos,
                 rs.stats->refuted_cycles, rs.stats->refuted_illegal,
-                rs.stats->rest_found, rs.stats->rest_tried);
+                rs.stats->rest_found, rs.stats->rest_tried,
+                rs.stats->eager_switches);
     }
     return r;
 }

@@ -39,13 +39,19 @@ typedef struct problem {
                                  instead of blocking its changed reads */
     /* triage windows (both may be NULL): share gets the cover of each
      * new instance (facts over tr) once it is forbidden; learn forbids,
-     * before each solve, what other problems shared (covered.h) */
+     * before each solve, what other problems shared (covered.h): since its
+     * last call, or all of it when `fresh` says enc is a new encoder */
     bool (*share)(void *ctx, const ip_fact *f, uint32_t n, ip_error *err);
-    bool (*learn)(void *ctx, ip_encoder *enc, ip_error *err);
+    bool (*learn)(void *ctx, ip_encoder *enc, bool fresh, ip_error *err);
     /* triage's passes (may be NULL): every constraint the loop adds is
      * recorded here, and what an earlier pass recorded is replayed before
      * the first solve (learned.h) */
     learned *memo;
+    /* Lazy weak isolation that may turn eager (triage's windows under
+     * --weak-isolation auto): when model violations are most of a lazy
+     * search's candidates, the search starts again with the model's axioms
+     * in the formula, replaying what it learned (solve.c). */
+    bool adapt_weak;
     ip_predict_stats *stats;  /* counters are added to */
     ip_error *err;
 } problem;

@@ -359,11 +359,51 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
     return ok ? -1 : IP_PREDICT_ERROR;
 }
 
-static ip_predict_result solve_loop(problem *pb, ip_encoder *enc)
+/* Lazy weak isolation pays a solver call for every model the model's
+ * checker rejects or the legality check finds hb cyclic in (the relaxed
+ * boundary), both of which the eager formula's commit positions exclude.
+ * Where most candidates are such (TPC-C: transactions that read dozens of
+ * keys, so many ways to violate the model or to read in circles) the
+ * axioms in the formula cost less than those refutations one by one, and
+ * where few are (smallbank) lazy is 1.5-2.5x faster
+ * (bench/predict/RESULTS.md, "Weak isolation that adapts").  So an
+ * adaptive search switches once ADAPT_CALLS calls are made and nine in
+ * ten of them were such (smallbank's lazy windows: a fifth to a half;
+ * TPC-C's: over 95 %). */
+enum { ADAPT_CALLS = 24 };
+
+static uint32_t lazy_refutations(const problem *pb)
+{
+    return pb->stats->refuted_cycles + pb->stats->refuted_illegal;
+}
+
+static bool should_turn_eager(const problem *pb, uint32_t calls,
+                              uint32_t violations)
+{
+    return pb->adapt_weak && pb->eo.lazy_weak && calls >= ADAPT_CALLS &&
+           10 * (uint64_t)violations >= 9 * (uint64_t)calls;
+}
+
+/* IP_PREDICT_UNKNOWN with *turn_eager set: start again eagerly. */
+static ip_predict_result solve_loop(problem *pb, ip_encoder *enc,
+                                    bool *turn_eager)
 {
     ip_assignment prev = {0};
     int r = -1;
+    uint32_t calls0 = pb->stats->solver_calls;
+    uint32_t lazy0 = lazy_refutations(pb);
     for (uint32_t iter = 1; r < 0; iter++) {
+        if (should_turn_eager(pb, pb->stats->solver_calls - calls0,
+                              lazy_refutations(pb) - lazy0)) {
+            progress(pb, "%u of %u candidates violated %s or were illegal: "
+                     "checking weak isolation eagerly from here on",
+                     lazy_refutations(pb) - lazy0,
+                     pb->stats->solver_calls - calls0,
+                     ip_level_name(pb->eo.model));
+            *turn_eager = true;
+            r = IP_PREDICT_UNKNOWN;
+            break;
+        }
         unsigned ms;
         if (!time_left(pb, &ms)) {
             progress(pb, "time limit reached");
@@ -374,7 +414,7 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc)
          * deadline, so only a problem's own limit needs Z3's timeout,
          * which starts a timer thread for every call (a tenth of a
          * window search's time when it makes hundreds of short calls). */
-        if (pb->learn && !pb->learn(pb->ctx, enc, pb->err)) {
+        if (pb->learn && !pb->learn(pb->ctx, enc, iter == 1, pb->err)) {
             r = IP_PREDICT_ERROR;
             break;
         }
@@ -445,7 +485,8 @@ static bool use_observed_order(problem *pb, ip_encoder *enc)
     return ok;
 }
 
-ip_predict_result solve_problem(problem *pb)
+/* One encoder for pb, its learned constraints replayed, the loop. */
+static ip_predict_result solve_once(problem *pb, bool *turn_eager)
 {
     progress(pb, "encoding: %s, %s boundary, %s encoding%s%s",
              ip_level_name(pb->eo.model), ip_boundary_name(pb->eo.boundary),
@@ -471,11 +512,35 @@ ip_predict_result solve_problem(problem *pb)
     ip_predict_result r = use_observed_order(pb, enc) &&
                                   learned_replay(pb->memo, enc, &replayed,
                                                  pb->err)
-                              ? solve_loop(pb, enc) : IP_PREDICT_ERROR;
+                              ? solve_loop(pb, enc, turn_eager)
+                              : IP_PREDICT_ERROR;
     pb->stats->replayed += replayed;
     if (r == IP_PREDICT_ERROR && guard_stopped(pb->g))
         r = IP_PREDICT_UNKNOWN;
     guard_unregister(pb->g, enc);
     ip_encoder_free(enc);
+    return r;
+}
+
+ip_predict_result solve_problem(problem *pb)
+{
+    bool adapt = pb->adapt_weak && pb->eo.lazy_weak;
+    learned *own = NULL;      /* what to replay when the caller keeps none */
+    if (adapt && !pb->memo && !(pb->memo = own = learned_new())) {
+        ip_oom(pb->err, "prediction: out of memory");
+        return IP_PREDICT_ERROR;
+    }
+    bool turn_eager = false;
+    ip_predict_result r = solve_once(pb, &turn_eager);
+    if (turn_eager) {
+        pb->stats->eager_switches++;
+        pb->eo.lazy_weak = false;
+        learned_set_eager(pb->memo);
+        r = solve_once(pb, &turn_eager);
+    }
+    if (own) {
+        learned_free(own);
+        pb->memo = NULL;
+    }
     return r;
 }

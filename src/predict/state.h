@@ -33,6 +33,7 @@ typedef struct run_state {
     bool serial_order;        /* order is a serial order of obs (windows
                                  confirm locally only then, local.c) */
     bool lazy_windows;        /* windows check weak isolation lazily */
+    bool adapt_windows;       /* ... and may turn eager (solve.c) */
     uint32_t *ev_of_op;       /* of obs */
     uint32_t round;           /* current round index */
 

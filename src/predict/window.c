@@ -538,9 +538,12 @@ static bool make_ev_of_op(window *w)
 
 /* problem.learn: forbid the covers other windows published since the last
  * call, those whose facts all hold in this window's formula. */
-static bool learn_covers(void *ctx, ip_encoder *enc, ip_error *err)
+static bool learn_covers(void *ctx, ip_encoder *enc, bool fresh,
+                         ip_error *err)
 {
     window *w = ctx;
+    if (fresh)
+        w->shared_next = 0;
     covered_fact *f;
     uint32_t *start, n;
     if ((!w->ev_of_op && !make_ev_of_op(w)) ||
@@ -685,7 +688,9 @@ static void solve_window(round_state *rd, uint32_t j)
                                  .staleness = rd->staleness,
                                  .max_changes = rd->changes,
                                  .order_pos = w.sub_pos,
-                                 .lazy_weak = rs->lazy_windows};
+                                 .lazy_weak = rs->lazy_windows &&
+                                              !learned_eager(pb.memo)};
+        pb.adapt_weak = rs->adapt_windows;
         if (rd->window_seconds > 0)
             pb.deadline = ip_now() + rd->window_seconds;
         if (!rd->memo || pb.memo)
@@ -702,6 +707,7 @@ static void solve_window(round_state *rd, uint32_t j)
     rs->stats->refuted_pcos += st.refuted_pcos;
     rs->stats->refuted_cycles += st.refuted_cycles;
     rs->stats->refuted_illegal += st.refuted_illegal;
+    rs->stats->eager_switches += st.eager_switches;
     rs->stats->confirmed_locally += w.n_local;
     rs->stats->confirmed_on_cut += w.n_cut;
     rs->stats->covers_learned += w.n_learned;

@@ -27,7 +27,7 @@ found)
     expect 0 "$BIN" check --level causal "$f"
     contains "$f" '"prediction"'
     contains "$f" '"changed_reads"'
-    contains "$f" '"predicted":	"init"'
+    contains "$f" '"predicted":"init"'
     ;;
 none)
     expect 0 "$BIN" predict --boundary strict "$TRACES/deposit.json"

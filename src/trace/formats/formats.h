@@ -131,6 +131,12 @@ bool ip_write_json(const ip_trace *t, FILE *out);
  * tree's strings of keys, ids and statuses are t's own, borrowed. */
 void *ip_trace_to_cjson(const ip_trace *t);
 
+/* Print such a tree (a cJSON *, perhaps with more members, as a prediction
+ * file has) the way ip_write_json prints a trace: each session,
+ * transaction and op starts a line, the rest compact; a newline at the
+ * end.  False on an I/O error or when out of memory. */
+bool ip_write_json_tree(const void *root, FILE *out);
+
 /* Graphviz DOT of a history: sessions as clusters, so and wr edges.  The
  * optional extra edges are drawn on top (ww, rw, cycles, changed reads). */
 typedef struct ip_dot_edge {

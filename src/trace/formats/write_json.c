@@ -31,15 +31,31 @@ static bool small_integer(const char *text)
     return n > 0 && n <= 15 && d[n] == '\0' && (d[0] != '0' || n == 1);
 }
 
+/* obj.name = text as JSON text, printed as it is and borrowed like
+ * add_ref's: a number cJSON would print with "%1.15g" and read back with
+ * sscanf to check it (a third of writing a TPC-C prediction file). */
+static bool add_raw_ref(cJSON *obj, const char *name, const char *text)
+{
+    cJSON *v = cJSON_CreateStringReference(text);
+    if (!v)
+        return false;
+    v->type = cJSON_Raw | cJSON_IsReference;  /* not freed by cJSON_Delete */
+    if (cJSON_AddItemToObjectCS(obj, name, v))
+        return true;
+    cJSON_Delete(v);
+    return false;
+}
+
 static bool add_value(cJSON *obj, const ip_trace *t, uint32_t value)
 {
     if (value == IP_NONE)
         return true;
     const char *text = ip_str(t, value);
-    /* most values are small integers: the number cJSON_Parse would make */
+    /* most values are small integers, printed as they were read (the
+     * integer text small_integer accepts is the shortest form of its
+     * number, as cJSON would print it) */
     if (small_integer(text))
-        return ip_cjson_attach(obj, "value",
-                               cJSON_CreateNumber(strtod(text, NULL)));
+        return add_raw_ref(obj, "value", text);
     cJSON *v = cJSON_Parse(text);
     /* not JSON text (no reader of ours makes one): a string; but JSON text
      * that did not parse means the parser ran out of memory */
@@ -238,12 +254,17 @@ static bool put_value(const cJSON *v, int depth, FILE *out)
     return ok && fputc('}', out) != EOF;
 }
 
+bool ip_write_json_tree(const void *root, FILE *out)
+{
+    return put_value(root, 0, out) && fputc('\n', out) != EOF;
+}
+
 bool ip_write_json(const ip_trace *t, FILE *out)
 {
     cJSON *root = ip_trace_to_cjson(t);
     if (!root)
         return false;
-    bool ok = put_value(root, 0, out) && fputc('\n', out) != EOF;
+    bool ok = ip_write_json_tree(root, out);
     cJSON_Delete(root);
     return ok;
 }
