@@ -28,6 +28,9 @@ typedef struct problem {
     ip_encode_opts eo;
     guard *g;
     double deadline;          /* this problem's own limit, 0 = none */
+    /* Asked when that limit is reached (may be NULL): seconds more, or 0
+     * to stop there (triage: the time the other windows will not need) */
+    double (*more_time)(void *ctx);
     FILE *progress;           /* NULL: quiet */
     double start;             /* of the whole run, for progress lines */
     /* takes ownership of *p whatever it returns */

@@ -23,9 +23,21 @@ static void progress(const problem *pb, const char *fmt, ...)
     va_end(ap);
 }
 
+/* At the problem's own limit: move it on when more_time grants some. */
+static bool extended(problem *pb)
+{
+    if (!pb->more_time || pb->deadline <= 0 || ip_now() < pb->deadline)
+        return false;
+    double more = pb->more_time(pb->ctx);
+    if (more <= 0)
+        return false;
+    pb->deadline = ip_now() + more;
+    return true;
+}
+
 /* Milliseconds left for this problem (its own limit and the run's); false
  * when none is left or the guard stopped the run. */
-static bool time_left(const problem *pb, unsigned *ms)
+static bool ms_left(const problem *pb, unsigned *ms)
 {
     *ms = 0;
     if (guard_stopped(pb->g))
@@ -39,13 +51,20 @@ static bool time_left(const problem *pb, unsigned *ms)
     return true;
 }
 
+/* The same, after moving the problem's own limit on when it can be. */
+static bool time_left(problem *pb, unsigned *ms)
+{
+    extended(pb);
+    return ms_left(pb, ms);
+}
+
 /* The checkers' time for one candidate: at least a second past a
  * window's own share, but never past the run's deadline (the checkers
  * are not interrupted by the guard, which ends a run that overruns it). */
 static unsigned check_ms(const problem *pb)
 {
     unsigned ms;
-    time_left(pb, &ms);
+    ms_left(pb, &ms);
     unsigned run_ms = guard_check_ms(pb->g);
     unsigned floor_ms = run_ms && run_ms < 1000 ? run_ms : 1000;
     return ms && ms < floor_ms ? floor_ms : ms;
@@ -426,6 +445,11 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc,
         progress(pb, "solve %u (%s): %s, %.2fs in the solver so far", iter,
                  ip_encoding_name(pb->eo.encoding), solve_name(sr),
                  pb->stats->encode.solve_seconds);
+        if (sr == IP_SOLVE_UNKNOWN && !guard_stopped(pb->g) &&
+            extended(pb)) {
+            ip_assignment_free(&a);
+            continue;         /* its own limit ended the call: go on */
+        }
         if (sr != IP_SOLVE_SAT) {
             ip_assignment_free(&a);
             r = sr == IP_SOLVE_UNSAT ? IP_PREDICT_NONE

@@ -34,6 +34,8 @@ typedef struct run_state {
                                  confirm locally only then, local.c) */
     bool lazy_windows;        /* windows check weak isolation lazily */
     bool adapt_windows;       /* ... and may turn eager (solve.c) */
+    uint32_t windows_turned;  /* adaptive windows that turned eager, and */
+    uint32_t windows_kept;    /* those that stayed lazy (under lock) */
     uint32_t *ev_of_op;       /* of obs */
     uint32_t round;           /* current round index */
 

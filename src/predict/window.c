@@ -61,8 +61,11 @@ typedef struct lifted {
     uint32_t *cut_of;         /* observed txn -> cut txn or IP_NONE */
 } lifted;
 
+struct round_state;
+
 typedef struct window {
     run_state *rs;
+    struct round_state *rd;   /* the round it is a window of */
     uint32_t index;           /* in the round */
     uint32_t first, end;      /* order positions [first, end), 1-based */
     ip_trace *sub;            /* the window's own trace */
@@ -609,10 +612,13 @@ typedef struct round_state {
     learned **memo;           /* triage's passes: per window, what its
                                  earlier passes learned (learned.h) */
     uint32_t size, stride, count, staleness, changes;
-    double window_seconds;
+    double window_seconds;    /* triage: a window's share of the pass */
+    unsigned jobs;            /* threads of this pass */
     uint32_t *todo, n_todo;   /* the windows of this pass */
     atomic_uint next;         /* next index into todo */
     uint32_t *again, n_again; /* gave up in this pass, under rs->lock */
+    double done_seconds;      /* windows searched to the end this round, */
+    uint32_t done_count;      /* how long they took (under rs->lock) */
     bool retrying;            /* a pass over windows that gave up */
     ip_search_round *out;     /* done / gave_up, under rs->lock */
     double last_line;         /* progress: when, and how far it said */
@@ -659,16 +665,73 @@ static void round_progress(round_state *rd, bool final)
     fflush(f);
 }
 
-static void solve_window(round_state *rd, uint32_t j)
+/* Whether a window starts lazy.  Adaptive windows (solve.c) learn from
+ * each other too: once at least four have turned eager and four times as
+ * many turned as stayed lazy, the trace is of the kind where lazy loses
+ * (TPC-C: every window turns), and the rest start eager rather than pay
+ * the first calls of a lazy search each. */
+static bool starts_lazy(run_state *rs, const learned *memo)
+{
+    if (!rs->lazy_windows || learned_eager(memo))
+        return false;
+    if (!rs->adapt_windows)
+        return true;
+    pthread_mutex_lock(&rs->lock);
+    bool lazy = rs->windows_turned < 4 ||
+                rs->windows_turned < 4 * (uint64_t)rs->windows_kept;
+    pthread_mutex_unlock(&rs->lock);
+    return lazy;
+}
+
+/* The time of the i-th window of a pass: its share, or more when the
+ * windows before it left time over (finished early), spread over it,
+ * those after it and those still running - so that a pass whose windows
+ * fit the time as a whole does not stop the ones above the mean and
+ * resume them later, which costs a new formula and the solver's own
+ * learning each time. */
+static double window_time(const round_state *rd, uint32_t i)
+{
+    if (rd->window_seconds <= 0)
+        return 0;
+    uint32_t waiting = rd->n_todo - i + rd->jobs - 1;
+    double t = 0.9 * guard_left(rd->rs->g) * rd->jobs / waiting;
+    return t > rd->window_seconds ? t : rd->window_seconds;
+}
+
+/* more_time of a triage window at the end of its time: what the run can
+ * spare - the thread-seconds left, less what the windows not yet started
+ * in this pass will need at the mean of those searched to the end so far
+ * (the window's share while none is) - spread over the threads.  So a
+ * window above the mean runs on, where it would otherwise stop and, in a
+ * later pass, build its formula again; it stops once the rest would not
+ * fit. */
+static double window_more_time(void *ctx)
+{
+    const window *w = ctx;
+    const round_state *rd = w->rd;
+    run_state *rs = w->rs;
+    uint32_t next = atomic_load(&rd->next);
+    uint32_t waiting = next < rd->n_todo ? rd->n_todo - next : 0;
+    pthread_mutex_lock(&rs->lock);
+    double mean = rd->done_count ? rd->done_seconds / rd->done_count
+                                 : rd->window_seconds;
+    pthread_mutex_unlock(&rs->lock);
+    double spare = 0.9 * guard_left(rs->g) * rd->jobs - waiting * mean;
+    return spare > 0 ? spare / rd->jobs : 0;
+}
+
+static void solve_window(round_state *rd, uint32_t j, double seconds)
 {
     run_state *rs = rd->rs;
-    window w = {.rs = rs, .index = j, .first = 1 + j * rd->stride,
+    window w = {.rs = rs, .rd = rd, .index = j, .first = 1 + j * rd->stride,
                 .shared = rd->shared};
+    double began = ip_now();
     w.end = w.first + rd->size > rs->n_order + 1 ? rs->n_order + 1
                                                   : w.first + rd->size;
     ip_error err = {0};
     ip_predict_stats st = {0};
     ip_predict_result r = IP_PREDICT_ERROR;
+    bool pb_lazy = false;     /* the window started lazy */
     if (window_open(&w, &err)) {
         problem pb = {.tr = w.sub, .g = rs->g,
                       .start = rs->start, .accept = window_accept, .ctx = &w,
@@ -688,11 +751,13 @@ static void solve_window(round_state *rd, uint32_t j)
                                  .staleness = rd->staleness,
                                  .max_changes = rd->changes,
                                  .order_pos = w.sub_pos,
-                                 .lazy_weak = rs->lazy_windows &&
-                                              !learned_eager(pb.memo)};
+                                 .lazy_weak = starts_lazy(rs, pb.memo)};
         pb.adapt_weak = rs->adapt_windows;
-        if (rd->window_seconds > 0)
-            pb.deadline = ip_now() + rd->window_seconds;
+        pb_lazy = pb.eo.lazy_weak && pb.adapt_weak;
+        if (seconds > 0) {
+            pb.deadline = ip_now() + seconds;
+            pb.more_time = window_more_time;
+        }
         if (!rd->memo || pb.memo)
             r = solve_problem(&pb);
     }
@@ -708,6 +773,10 @@ static void solve_window(round_state *rd, uint32_t j)
     rs->stats->refuted_cycles += st.refuted_cycles;
     rs->stats->refuted_illegal += st.refuted_illegal;
     rs->stats->eager_switches += st.eager_switches;
+    if (pb_lazy && st.eager_switches)
+        rs->windows_turned++;
+    else if (pb_lazy && (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND))
+        rs->windows_kept++;
     rs->stats->confirmed_locally += w.n_local;
     rs->stats->confirmed_on_cut += w.n_cut;
     rs->stats->covers_learned += w.n_learned;
@@ -718,6 +787,8 @@ static void solve_window(round_state *rd, uint32_t j)
         rs->stats->encode = st.encode;
     bool gave_up = r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g);
     if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND) {
+        rd->done_seconds += ip_now() - began;
+        rd->done_count++;
         rd->out->done++;
         rd->out->gave_up -= rd->retrying;
     } else if (gave_up) {
@@ -741,7 +812,7 @@ static void *worker(void *arg)
         uint32_t i = atomic_fetch_add(&rd->next, 1);
         if (i >= rd->n_todo || guard_stopped(rd->rs->g))
             break;
-        solve_window(rd, rd->todo[i]);
+        solve_window(rd, rd->todo[i], window_time(rd, i));
     }
     return NULL;
 }
@@ -775,6 +846,7 @@ static void run_pass(round_state *rd, unsigned jobs)
     rd->n_again = 0;
     if (jobs > rd->n_todo)
         jobs = rd->n_todo ? rd->n_todo : 1;
+    rd->jobs = jobs;
     pthread_t th[IP_MAX_JOBS];
     unsigned started = 0;
     for (unsigned i = 1; i < jobs; i++)
