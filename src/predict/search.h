@@ -54,10 +54,13 @@ typedef struct problem {
      * --weak-isolation auto): when model violations are most of a lazy
      * search's candidates, the search starts again with the model's axioms
      * in the formula, replaying what it learned (solve.c). */
-    bool adapt_weak;
+    bool adapt_weak;          /* (after ADAPT_CALLS calls at least) */
     ip_predict_stats *stats;  /* counters are added to */
     ip_error *err;
 } problem;
+
+/* The calls an adaptive lazy search makes before it may turn eager. */
+enum { ADAPT_CALLS = 24 };
 
 /* NONE: the problem has no (more) prediction; FOUND: accept said
  * ENOUGH; UNKNOWN: its time, the guard or the solver stopped it. */

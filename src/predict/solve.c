@@ -389,8 +389,6 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
  * adaptive search switches once ADAPT_CALLS calls are made and nine in
  * ten of them were such (smallbank's lazy windows: a fifth to a half;
  * TPC-C's: over 95 %). */
-enum { ADAPT_CALLS = 24 };
-
 static uint32_t lazy_refutations(const problem *pb)
 {
     return pb->stats->refuted_cycles + pb->stats->refuted_illegal;

@@ -775,8 +775,9 @@ static void solve_window(round_state *rd, uint32_t j, double seconds)
     rs->stats->eager_switches += st.eager_switches;
     if (pb_lazy && st.eager_switches)
         rs->windows_turned++;
-    else if (pb_lazy && (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND))
-        rs->windows_kept++;
+    else if (pb_lazy && (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND ||
+                         st.solver_calls >= ADAPT_CALLS))
+        rs->windows_kept++;   /* it could have turned, and did not */
     rs->stats->confirmed_locally += w.n_local;
     rs->stats->confirmed_on_cut += w.n_cut;
     rs->stats->covers_learned += w.n_learned;
