@@ -202,17 +202,11 @@ static bool free_base(const predict_args *a, uint32_t idx, char *base,
 static int write_json_file(const char *path, const ip_trace *obs,
                            const ip_prediction *p, const predict_args *a)
 {
-    cJSON *root = ip_prediction_to_cjson(obs, p, &a->opts, a->trace);
-    if (!root) {
-        fprintf(stderr, "isopredict: out of memory writing %s\n", path);
-        return IP_EXIT_UNKNOWN;
-    }
     int status;
     cli_file *f = cli_create_file(path, &status);
-    if (f)
-        status = cli_close_file(f, ip_write_json_tree(root, f->f));
-    cJSON_Delete(root);
-    return status;
+    return f ? cli_close_file(f, ip_prediction_write_json(obs, p, &a->opts,
+                                                          a->trace, f->f))
+             : status;
 }
 
 static int write_dot_file(const char *path, const ip_trace *obs,

@@ -154,9 +154,9 @@ static char *free_class_name(const rep_files *rf, uint32_t cls)
     return NULL;
 }
 
-/* The prediction file of p (its "prediction" object names its class). */
-/* The sink: write class cls's new representative, replacing the one
- * written before for it in this run (never another file). */
+/* The sink: write class cls's new representative (a prediction file whose
+ * "prediction" object names its class), replacing the one written before
+ * for it in this run (never another file). */
 static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
                       const ip_trace *obs, const ip_prediction *p,
                       ip_error *err)
@@ -172,10 +172,6 @@ static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
     if (!rf->path[cls] && !(rf->path[cls] = free_class_name(rf, cls)))
         return ip_fail(err, "triage: no free file name for class %u in %s",
                        cls + 1, rf->a->out_dir);
-    cJSON *root = ip_prediction_to_cjson(obs, p, rf->opts, rf->trace);
-    if (!root)
-        return ip_oom(err, "triage: out of memory writing %s",
-                       rf->path[cls]);
     /* a first representative goes to its new name; a smaller one is
      * written beside it whole, then renamed over this run's own file, so
      * the class never has no file or half a file */
@@ -185,10 +181,13 @@ static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
     int status;
     cli_file *f = cli_create_file(next, &status);
     if (f)
-        status = cli_close_file(f, ip_write_json_tree(root, f->f));
-    cJSON_Delete(root);
+        status = cli_close_file(f, ip_prediction_write_json(obs, p, rf->opts,
+                                                            rf->trace, f->f));
     if (status == IP_EXIT_OK && !first && rename(next, rf->path[cls]) != 0)
         status = IP_EXIT_USAGE;
+    if (status == IP_EXIT_UNKNOWN)      /* cli_close_file: out of memory */
+        return ip_oom(err, "triage: out of memory writing %s",
+                      rf->path[cls]);
     return status == IP_EXIT_OK ||
            ip_fail(err, "triage: could not write %s", rf->path[cls]);
 }

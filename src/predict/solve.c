@@ -378,27 +378,28 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
     return ok ? -1 : IP_PREDICT_ERROR;
 }
 
+/* The candidates a lazy search refuted that the eager formula excludes. */
+static uint32_t lazy_refutations(const problem *pb)
+{
+    return pb->stats->refuted_cycles + pb->stats->refuted_illegal;
+}
+
 /* Lazy weak isolation pays a solver call for every model the model's
  * checker rejects or the legality check finds hb cyclic in (the relaxed
  * boundary), both of which the eager formula's commit positions exclude.
  * Where most candidates are such (TPC-C: transactions that read dozens of
  * keys, so many ways to violate the model or to read in circles) the
  * axioms in the formula cost less than those refutations one by one, and
- * where few are (smallbank) lazy is 1.5-2.5x faster
+ * where few are (smallbank) lazy is 1.5-2.3x faster
  * (bench/predict/RESULTS.md, "Weak isolation that adapts").  So an
  * adaptive search switches once ADAPT_CALLS calls are made and nine in
- * ten of them were such (smallbank's lazy windows: a fifth to a half;
- * TPC-C's: over 95 %). */
-static uint32_t lazy_refutations(const problem *pb)
-{
-    return pb->stats->refuted_cycles + pb->stats->refuted_illegal;
-}
-
+ * ten of them were such (smallbank causal: about a quarter of all calls;
+ * TPC-C causal: over 95 %). */
 static bool should_turn_eager(const problem *pb, uint32_t calls,
-                              uint32_t violations)
+                              uint32_t refuted)
 {
     return pb->adapt_weak && pb->eo.lazy_weak && calls >= ADAPT_CALLS &&
-           10 * (uint64_t)violations >= 9 * (uint64_t)calls;
+           10 * (uint64_t)refuted >= 9 * (uint64_t)calls;
 }
 
 /* IP_PREDICT_UNKNOWN with *turn_eager set: start again eagerly. */

@@ -58,6 +58,12 @@ void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
                              const ip_predict_opts *o,
                              const char *observed_path);
 
+/* That file written, one op a line (ip_write_json_tree).  False on an I/O
+ * error or when out of memory (the stream tells which). */
+bool ip_prediction_write_json(const ip_trace *obs, const ip_prediction *p,
+                              const ip_predict_opts *o,
+                              const char *observed_path, FILE *out);
+
 /* Human report of one prediction: changed reads, boundaries, the cycle in
  * words, the commit order, the relaxed assumption. */
 void ip_prediction_print(const ip_trace *obs, const ip_prediction *p,

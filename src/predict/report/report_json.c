@@ -265,3 +265,13 @@ void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
     cJSON_Delete(root);
     return NULL;
 }
+
+bool ip_prediction_write_json(const ip_trace *obs, const ip_prediction *p,
+                              const ip_predict_opts *o,
+                              const char *observed_path, FILE *out)
+{
+    cJSON *root = ip_prediction_to_cjson(obs, p, o, observed_path);
+    bool ok = root && ip_write_json_tree(root, out);
+    cJSON_Delete(root);
+    return ok;
+}
