@@ -23,9 +23,10 @@ struct guard {
     atomic_uint_fast64_t peak;
     double stopped_at;        /* watchdog thread only */
     pthread_t thread;
-    pthread_mutex_t lock;     /* guards enc[] and the wait on wake */
+    pthread_mutex_t lock;     /* guards enc[], until[], the wait on wake */
     pthread_cond_t wake;      /* guard_finish: quit now */
     ip_encoder *enc[MAX_ENCODERS];
+    double until[MAX_ENCODERS]; /* enc[i]'s own deadline, 0 = none */
 };
 
 /* Resident set size from /proc/self/statm (0 where there is none). */
@@ -53,6 +54,18 @@ static void interrupt_all(guard *g)
     pthread_mutex_lock(&g->lock);
     for (int i = 0; i < MAX_ENCODERS; i++)
         if (g->enc[i])
+            ip_encoder_interrupt(g->enc[i]);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Interrupt the encoders past their own deadline - at every poll while
+ * they are, since an interrupt between two calls is lost (Z3 ignores it
+ * when no call runs) and the owner may start another call at once. */
+static void interrupt_overdue(guard *g, double now)
+{
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < MAX_ENCODERS; i++)
+        if (g->enc[i] && g->until[i] > 0 && now >= g->until[i])
             ip_encoder_interrupt(g->enc[i]);
     pthread_mutex_unlock(&g->lock);
 }
@@ -105,6 +118,7 @@ static void *watch(void *arg)
             raise_stop(g, GUARD_MEMORY);
         if (g->max_memory && rss >= g->max_memory / 4 * 5)
             give_up(g, IP_STOP_MEMORY);
+        interrupt_overdue(g, now);
         if (atomic_load(&g->stop)) {
             if (g->stopped_at == 0)
                 g->stopped_at = now;
@@ -211,12 +225,22 @@ bool guard_register(guard *g, ip_encoder *e)
     for (int i = 0; i < MAX_ENCODERS && !ok; i++)
         if (!g->enc[i]) {
             g->enc[i] = e;
+            g->until[i] = 0;
             ok = true;
         }
     pthread_mutex_unlock(&g->lock);
     if (ok && atomic_load(&g->stop))
         ip_encoder_interrupt(e);
     return ok;
+}
+
+void guard_set_until(guard *g, ip_encoder *e, double until)
+{
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < MAX_ENCODERS; i++)
+        if (g->enc[i] == e)
+            g->until[i] = until;
+    pthread_mutex_unlock(&g->lock);
 }
 
 void guard_unregister(guard *g, ip_encoder *e)

@@ -6,7 +6,11 @@
  * process's resident memory reaches the budget, or when the caller's
  * interrupt flag is raised, it raises the stop flag (which the encoder's
  * generation loops and the search loops check) and interrupts the Z3
- * calls of every registered encoder.  Cooperative stopping normally ends
+ * calls of every registered encoder.  An encoder may have a deadline of
+ * its own (a window's time): past it, its Z3 calls are interrupted at
+ * every poll, and the run goes on.  (Z3's own per-call timeout starts a
+ * timer thread for every call, which cost a tenth of a window search
+ * that makes hundreds of short calls.)  Cooperative stopping normally ends
  * the run within milliseconds.  A run still going 0.8 s after the stop,
  * or whose memory passes 1.25 times the budget, is the caller's to end:
  * the guard calls its overrun function once (the command line prints one
@@ -67,6 +71,9 @@ unsigned guard_ms(double seconds);
 /* false when the registry is full (more than 64 live encoders). */
 bool guard_register(guard *g, ip_encoder *e);
 void guard_unregister(guard *g, ip_encoder *e);
+/* Registered encoder e's own deadline (ip_now seconds; 0 = none): its
+ * calls are interrupted from then on, within a poll (10 ms). */
+void guard_set_until(guard *g, ip_encoder *e, double until);
 
 /* The limit a reason is (IP_STOP_NONE for running or done). */
 ip_stop guard_stop_of(guard_reason r);

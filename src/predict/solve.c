@@ -428,17 +428,15 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc,
             r = IP_PREDICT_UNKNOWN;
             break;
         }
-        /* The guard interrupts every registered encoder at the run's
-         * deadline, so only a problem's own limit needs Z3's timeout,
-         * which starts a timer thread for every call (a tenth of a
-         * window search's time when it makes hundreds of short calls). */
         if (pb->learn && !pb->learn(pb->ctx, enc, iter == 1, pb->err)) {
             r = IP_PREDICT_ERROR;
             break;
         }
+        /* The guard interrupts the call at the run's deadline and at the
+         * problem's own (guard.h), so Z3 needs no timeout of its own. */
+        guard_set_until(pb->g, enc, pb->deadline > 0 ? pb->deadline : 0);
         ip_assignment a = {0};
-        ip_solve_result sr = ip_encoder_solve(enc, pb->deadline > 0 ? ms : 0,
-                                              &a, pb->err);
+        ip_solve_result sr = ip_encoder_solve(enc, 0, &a, pb->err);
         pb->stats->solver_calls++;
         ip_encoder_stats(enc, &pb->stats->encode);
         progress(pb, "solve %u (%s): %s, %.2fs in the solver so far", iter,
