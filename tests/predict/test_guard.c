@@ -2,6 +2,7 @@
  * caller's interrupt flag each raise the stop flag with their reason; a
  * run that does not stop is handed to the caller's overrun function. */
 #include "suites.h"
+#include "support.h"
 #include "guard.h"
 
 #include <stdlib.h>
@@ -121,6 +122,37 @@ static void test_overrun(void)
     guard_finish(g);
 }
 
+/* An encoder's own deadline (a window's time) interrupts its solve from
+ * the watchdog - Z3 gets no timeout - and the run goes on: the rank
+ * formula of a TPC-C trace of 48 transactions takes Z3 far longer than a
+ * minute to solve. */
+static void test_encoder_deadline(void)
+{
+    ip_error err = {0};
+    ip_trace *obs = load_trace(IP_TRACES, "triage-tpcc-3x16.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+    ip_encode_opts o = {.model = IP_LVL_CAUSAL,
+                        .boundary = IP_BOUNDARY_RELAXED,
+                        .encoding = IP_ENC_APPROX_RANK};
+    ip_encoder *e = ip_encoder_new(obs, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    guard *g = guard_start(0, 0, NULL, NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_TRUE_FATAL(guard_register(g, e));
+    double t0 = ip_now();
+    guard_set_until(g, e, t0 + 0.2);
+    ip_assignment a = {0};
+    CU_ASSERT_EQUAL(ip_encoder_solve(e, 0, &a, &err), IP_SOLVE_UNKNOWN);
+    double took = ip_now() - t0;
+    CU_ASSERT_TRUE(took >= 0.2 && took < 30.0);
+    CU_ASSERT_FALSE(guard_stopped(g));    /* the run is not stopped */
+    ip_assignment_free(&a);
+    guard_unregister(g, e);
+    guard_finish(g);
+    ip_encoder_free(e);
+    ip_trace_free(obs);
+}
+
 void add_guard_suite(void)
 {
     CU_pSuite s = CU_add_suite("guard", NULL, NULL);
@@ -129,4 +161,5 @@ void add_guard_suite(void)
     CU_add_test(s, "memory budget", test_memory);
     CU_add_test(s, "interrupt and done", test_interrupt);
     CU_add_test(s, "overrun is the caller's", test_overrun);
+    CU_add_test(s, "an encoder's own deadline", test_encoder_deadline);
 }
