@@ -24,6 +24,8 @@
 #include <z3.h>
 #include "encode.h"
 
+#include <pthread.h>
+
 typedef struct enc_group {
     uint32_t txn;             /* reader (trace txn id) */
     uint32_t key;
@@ -45,6 +47,14 @@ struct ip_encoder {
     Z3_context z;
     Z3_solver s;
     Z3_ast t, f;
+
+    /* ip_encoder_interrupt_solve: an interrupt that lands outside a check
+     * cancels the context's next calls (reading the model, adding a
+     * refutation) until the next check, so it is only sent while a check
+     * runs - `solving`, under `call` - and `hit` tells the check's thread
+     * that it was sent, perhaps as the check returned. */
+    pthread_mutex_t call;
+    bool call_init, solving, hit;
 
     /* relevant transactions */
     uint32_t *rel;            /* n_txns: dense index or IP_NONE */

@@ -205,6 +205,13 @@ void ip_encode_set_memory_limit(uint64_t bytes);
  * can.  The one function that may be called from another thread while
  * the encoder is in use. */
 void ip_encoder_interrupt(ip_encoder *enc);
+/* The same for ip_encoder_solve only, and only while it runs: an
+ * interrupt between calls would make the encoder's next calls fail
+ * (Z3 cancels them) where this one is ignored.  A solve that was sent
+ * one returns UNKNOWN, even when Z3 answered as it came.  For a limit
+ * that ends one search, not the encoder's use (a window's own time);
+ * thread-safe like ip_encoder_interrupt. */
+void ip_encoder_interrupt_solve(ip_encoder *enc);
 void ip_encoder_free(ip_encoder *enc);
 
 /* Solve within timeout_ms (0 = none).  On SAT fills *out (caller frees). */

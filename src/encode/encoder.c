@@ -62,6 +62,8 @@ void ip_encoder_free(ip_encoder *e)
             Z3_solver_dec_ref(e->z, e->s);
         Z3_del_context(e->z);
     }
+    if (e->call_init)
+        pthread_mutex_destroy(&e->call);
     void *arrays[] = {
         e->rel, e->relv, e->cand_first, e->cand_txn, e->cx, e->obs_cand,
         e->unit_first, e->unit_id, e->g, e->units_before, e->nw, e->tainted,
@@ -147,6 +149,35 @@ void ip_encoder_interrupt(ip_encoder *enc)
         Z3_interrupt(enc->z);
 }
 
+void ip_encoder_interrupt_solve(ip_encoder *enc)
+{
+    if (!enc || !enc->call_init)
+        return;
+    pthread_mutex_lock(&enc->call);
+    if (enc->solving) {
+        Z3_interrupt(enc->z);
+        enc->hit = true;
+    }
+    pthread_mutex_unlock(&enc->call);
+}
+
+/* Z3_solver_check, open to ip_encoder_interrupt_solve while it runs; a
+ * check that returned a verdict as an interrupt was sent counts as
+ * interrupted (the context is cancelled until the next check). */
+static Z3_lbool check_interruptibly(ip_encoder *enc)
+{
+    pthread_mutex_lock(&enc->call);
+    enc->solving = true;
+    enc->hit = false;
+    pthread_mutex_unlock(&enc->call);
+    Z3_lbool r = Z3_solver_check(enc->z, enc->s);
+    pthread_mutex_lock(&enc->call);
+    enc->solving = false;
+    bool hit = enc->hit;
+    pthread_mutex_unlock(&enc->call);
+    return hit ? Z3_L_UNDEF : r;
+}
+
 ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
                            ip_error *err)
 {
@@ -181,7 +212,10 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
     double t0 = ip_now();
     e->tr = obs;
     e->opts = *opts;
-    bool ok = open_solver(e, err) && enc_index(e, err) &&
+    e->call_init = pthread_mutex_init(&e->call, NULL) == 0;
+    bool ok = (e->call_init ||
+               ip_fail(err, "encode: cannot create a mutex")) &&
+              open_solver(e, err) && enc_index(e, err) &&
               enc_feasible(e, err) && phase_ok(e, err) &&
               enc_wr_pairs(e, err) && phase_ok(e, err) &&
               enc_weak(e, err) && phase_ok(e, err) &&
@@ -303,7 +337,7 @@ ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
     Z3_solver_set_params(enc->z, enc->s, p);
     Z3_params_dec_ref(enc->z, p);
     double t0 = ip_now();
-    Z3_lbool r = Z3_solver_check(enc->z, enc->s);
+    Z3_lbool r = check_interruptibly(enc);
     enc->st.solve_seconds += ip_now() - t0;
     if (!enc_z3_ok(enc, err, "solving"))
         return IP_SOLVE_ERROR;

@@ -54,19 +54,19 @@ static void interrupt_all(guard *g)
     pthread_mutex_lock(&g->lock);
     for (int i = 0; i < MAX_ENCODERS; i++)
         if (g->enc[i])
-            ip_encoder_interrupt(g->enc[i]);
+            ip_encoder_interrupt_solve(g->enc[i]);
     pthread_mutex_unlock(&g->lock);
 }
 
-/* Interrupt the encoders past their own deadline - at every poll while
- * they are, since an interrupt between two calls is lost (Z3 ignores it
- * when no call runs) and the owner may start another call at once. */
+/* Interrupt the solves of encoders past their own deadline - at every
+ * poll while they are, since the owner may start another solve before
+ * it looks at the time. */
 static void interrupt_overdue(guard *g, double now)
 {
     pthread_mutex_lock(&g->lock);
     for (int i = 0; i < MAX_ENCODERS; i++)
         if (g->enc[i] && g->until[i] > 0 && now >= g->until[i])
-            ip_encoder_interrupt(g->enc[i]);
+            ip_encoder_interrupt_solve(g->enc[i]);
     pthread_mutex_unlock(&g->lock);
 }
 

@@ -7,7 +7,7 @@
  * interrupt flag is raised, it raises the stop flag (which the encoder's
  * generation loops and the search loops check) and interrupts the Z3
  * calls of every registered encoder.  An encoder may have a deadline of
- * its own (a window's time): past it, its Z3 calls are interrupted at
+ * its own (a window's time): past it, its solves are interrupted at
  * every poll, and the run goes on.  (Z3's own per-call timeout starts a
  * timer thread for every call, which cost a tenth of a window search
  * that makes hundreds of short calls.)  Cooperative stopping normally ends
@@ -72,7 +72,7 @@ unsigned guard_ms(double seconds);
 bool guard_register(guard *g, ip_encoder *e);
 void guard_unregister(guard *g, ip_encoder *e);
 /* Registered encoder e's own deadline (ip_now seconds; 0 = none): its
- * calls are interrupted from then on, within a poll (10 ms). */
+ * solves are interrupted from then on, within a poll (10 ms). */
 void guard_set_until(guard *g, ip_encoder *e, double until);
 
 /* The limit a reason is (IP_STOP_NONE for running or done). */

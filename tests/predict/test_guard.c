@@ -153,6 +153,47 @@ static void test_encoder_deadline(void)
     ip_trace_free(obs);
 }
 
+/* An encoder's deadline passing between two solves changes nothing:
+ * the guard sends its interrupt only while a solve runs, as one sent
+ * between calls would cancel the encoder's next calls (reading a model,
+ * adding a refutation) until its next solve. */
+static void test_idle_interrupt(void)
+{
+    ip_error err = {0};
+    ip_trace *obs = load_trace(IP_TRACES, "triage-tpcc-3x16.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+    ip_encode_opts o = {.model = IP_LVL_CAUSAL,
+                        .boundary = IP_BOUNDARY_RELAXED,
+                        .encoding = IP_ENC_EXACT};
+    ip_encoder *e = ip_encoder_new(obs, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    guard *g = guard_start(0, 0, NULL, NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_TRUE_FATAL(guard_register(g, e));
+    ip_assignment a = {0};
+    CU_ASSERT_EQUAL_FATAL(ip_encoder_solve(e, 0, &a, &err), IP_SOLVE_SAT);
+    ip_assignment_free(&a);
+    guard_set_until(g, e, ip_now());      /* overdue from now on */
+    struct timespec ms = { 0, 50 * 1000 * 1000 };
+    nanosleep(&ms, NULL);                 /* polls pass: nothing to hit */
+    uint32_t n = obs->n_txns - 1;
+    uint32_t *order = malloc(sizeof *order * (n + 1));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(order);
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = n - i;                 /* sessions in reverse */
+    CU_ASSERT_TRUE(ip_encoder_refute_order(e, order, n, &err));
+    ip_encoder_interrupt_solve(e);        /* idle: ignored */
+    CU_ASSERT_TRUE(ip_encoder_refute_order(e, order, n, &err));
+    guard_set_until(g, e, 0);
+    CU_ASSERT_EQUAL(ip_encoder_solve(e, 0, &a, &err), IP_SOLVE_SAT);
+    ip_assignment_free(&a);
+    free(order);
+    guard_unregister(g, e);
+    guard_finish(g);
+    ip_encoder_free(e);
+    ip_trace_free(obs);
+}
+
 void add_guard_suite(void)
 {
     CU_pSuite s = CU_add_suite("guard", NULL, NULL);
@@ -162,4 +203,5 @@ void add_guard_suite(void)
     CU_add_test(s, "interrupt and done", test_interrupt);
     CU_add_test(s, "overrun is the caller's", test_overrun);
     CU_add_test(s, "an encoder's own deadline", test_encoder_deadline);
+    CU_add_test(s, "no interrupt between solves", test_idle_interrupt);
 }
