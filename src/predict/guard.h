@@ -8,9 +8,10 @@
  * generation loops and the search loops check) and interrupts the Z3
  * calls of every registered encoder.  An encoder may have a deadline of
  * its own (a window's time): past it, its solves are interrupted at
- * every poll, and the run goes on.  (Z3's own per-call timeout starts a
- * timer thread for every call, which cost a tenth of a window search
- * that makes hundreds of short calls.)  Cooperative stopping normally ends
+ * every poll, and the run goes on.  (Z3's own per-call timeout wakes a
+ * timer thread for every call: a sixth of the CPU time of a triage whose
+ * windows make thousands of short calls, bench/predict/RESULTS.md.)
+ * Cooperative stopping normally ends
  * the run within milliseconds.  A run still going 0.8 s after the stop,
  * or whose memory passes 1.25 times the budget, is the caller's to end:
  * the guard calls its overrun function once (the command line prints one
