@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "formats.h"
+#include "predict.h"
 #include "trace.h"
 
 enum {
@@ -189,7 +190,7 @@ int cli_batch_main(cli_batch *b, char **args, int n_args);
 
 /* --timeout SECONDS (at most CLI_MAX_TIMEOUT_S, so that the milliseconds
  * fit an unsigned) into *ms; false (message printed) otherwise. */
-#define CLI_MAX_TIMEOUT_S 4000000u
+#define CLI_MAX_TIMEOUT_S (IP_MAX_TIMEOUT_MS / 1000u)
 bool cli_parse_timeout(const char *cmd, const char *s, unsigned *ms);
 
 /* "512M", "2G", "1.5GiB", "4096" (bytes): false (message printed) on

@@ -201,15 +201,14 @@ guard_reason guard_why(const guard *g)
 
 double guard_left(const guard *g)
 {
-    return g->deadline > 0 ? g->deadline - ip_now() : 1e9;
+    return g->deadline > 0 ? g->deadline - ip_now() : GUARD_NO_DEADLINE;
 }
 
 unsigned guard_ms(double seconds)
 {
-    enum { MAX_MS = 4000000000u };        /* 46 days: no timeout at all */
     if (seconds <= 0)
         return 1;
-    return seconds * 1000.0 >= MAX_MS ? MAX_MS
+    return seconds * 1000.0 >= IP_MAX_TIMEOUT_MS ? IP_MAX_TIMEOUT_MS
                                       : (unsigned)(seconds * 1000.0) + 1;
 }
 

@@ -59,7 +59,10 @@ guard_reason guard_why(const guard *g);
 void guard_done(guard *g);
 /* Highest resident memory seen, bytes. */
 uint64_t guard_peak(const guard *g);
-/* Seconds left before the deadline (a large number without one). */
+/* What guard_left says without a deadline: seconds beyond any limit
+ * (guard_ms makes it IP_MAX_TIMEOUT_MS). */
+#define GUARD_NO_DEADLINE 1e9
+/* Seconds left before the deadline (GUARD_NO_DEADLINE without one). */
 double guard_left(const guard *g);
 /* The same as a checker's timeout_ms: 0 without a deadline, else at
  * least 1 (a checker given 0 would run unbounded). */

@@ -101,6 +101,9 @@ enum { IP_WINDOW_FIRST = 32, IP_STALENESS_FIRST = 2, IP_CHANGES_FIRST = 4 };
 
 /* Worker threads of a bounded round: opts.jobs is at most this. */
 enum { IP_MAX_JOBS = 32 };
+/* The longest time limit, in milliseconds (46 days): also what a timeout
+ * derived from no limit at all becomes.  Fits an unsigned. */
+#define IP_MAX_TIMEOUT_MS 4000000000u
 
 /* How the exhaustive search encodes weak isolation (encode.h,
  * lazy_weak): eagerly (the model's axioms in the formula), lazily (each
@@ -134,7 +137,8 @@ typedef struct ip_predict_opts {
     ip_level model;            /* IP_LVL_RC, _RA, _CAUSAL or _SI */
     ip_boundary boundary;
     ip_encoding encoding;
-    unsigned timeout_ms;       /* whole run, 0 = none */
+    unsigned timeout_ms;       /* whole run, 0 = none; at most
+                                  IP_MAX_TIMEOUT_MS */
     unsigned max_predictions;  /* 0 is taken as 1 */
     FILE *progress;            /* progress lines, or NULL for none */
     bool progress_live;        /* progress is a terminal: one live line */

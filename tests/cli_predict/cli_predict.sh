@@ -178,6 +178,10 @@ usage)
     expect 2 "$BIN" predict --boundary loose "$TRACES/deposit.json"
     expect 2 "$BIN" predict --encoding fast "$TRACES/deposit.json"
     expect 2 "$BIN" predict --timeout soon "$TRACES/deposit.json"
+    # the longest limit (IP_MAX_TIMEOUT_MS, in seconds) and one past it
+    expect 2 "$BIN" predict --timeout 4000001 "$TRACES/deposit.json"
+    contains err "--timeout 4000001: at most 4000000 seconds"
+    expect 1 "$BIN" predict --quiet --timeout 4000000 --out o4m "$TRACES/deposit.json"
     expect 2 "$BIN" predict --max-predictions 0 "$TRACES/deposit.json"
     expect 2 "$BIN" predict
     contains err "no TRACE given"

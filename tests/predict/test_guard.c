@@ -24,7 +24,8 @@ static void test_ms(void)
     CU_ASSERT_EQUAL(guard_ms(0.0), 1u);
     CU_ASSERT_EQUAL(guard_ms(0.0004), 1u);
     CU_ASSERT_EQUAL(guard_ms(2.5), 2501u);
-    CU_ASSERT_EQUAL(guard_ms(1e12), 4000000000u);
+    CU_ASSERT_EQUAL(guard_ms(1e12), IP_MAX_TIMEOUT_MS);
+    CU_ASSERT_EQUAL(guard_ms(GUARD_NO_DEADLINE), IP_MAX_TIMEOUT_MS);
 }
 
 static void test_deadline(void)
