@@ -49,12 +49,13 @@ static uint64_t resident_bytes(void)
     return rss * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* The run stops: every call of every encoder, whatever it is doing. */
 static void interrupt_all(guard *g)
 {
     pthread_mutex_lock(&g->lock);
     for (int i = 0; i < MAX_ENCODERS; i++)
         if (g->enc[i])
-            ip_encoder_interrupt_solve(g->enc[i]);
+            ip_encoder_interrupt(g->enc[i]);
     pthread_mutex_unlock(&g->lock);
 }
 
