@@ -402,9 +402,16 @@ static bool should_turn_eager(const problem *pb, uint32_t calls,
            10 * (uint64_t)refuted >= 9 * (uint64_t)calls;
 }
 
-/* IP_PREDICT_UNKNOWN with *turn_eager set: start again eagerly. */
+/* What solve_loop asks of its caller besides its result. */
+typedef enum {
+    LOOP_DONE = 0,
+    LOOP_EAGER,               /* start again with eager weak isolation */
+    LOOP_FRESH                /* start again on a fresh encoder */
+} loop_next;
+
+/* IP_PREDICT_UNKNOWN with *next set: start again (loop_next). */
 static ip_predict_result solve_loop(problem *pb, ip_encoder *enc,
-                                    bool *turn_eager)
+                                    loop_next *next)
 {
     ip_assignment prev = {0};
     int r = -1;
@@ -418,7 +425,7 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc,
                      lazy_refutations(pb) - lazy0,
                      pb->stats->solver_calls - calls0,
                      ip_level_name(pb->eo.model));
-            *turn_eager = true;
+            *next = LOOP_EAGER;
             r = IP_PREDICT_UNKNOWN;
             break;
         }
@@ -444,8 +451,19 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc,
                  pb->stats->encode.solve_seconds);
         if (sr == IP_SOLVE_UNKNOWN && !guard_stopped(pb->g) &&
             extended(pb)) {
+            /* Its own limit ended the call, and it has more time.  Not on
+             * this encoder: after a check interrupted early (while it
+             * took in the formula) Z3 4.8.12 gave models that break the
+             * base formula (the sanitizer build, 1 run in 5).  A fresh
+             * one replays what this one learned. */
             ip_assignment_free(&a);
-            continue;         /* its own limit ended the call: go on */
+            if (pb->memo) {
+                *next = LOOP_FRESH;
+                r = IP_PREDICT_UNKNOWN;
+                break;
+            }
+            r = IP_PREDICT_UNKNOWN;   /* nothing to replay: it stops */
+            break;
         }
         if (sr != IP_SOLVE_SAT) {
             ip_assignment_free(&a);
@@ -507,7 +525,7 @@ static bool use_observed_order(problem *pb, ip_encoder *enc)
 }
 
 /* One encoder for pb, its learned constraints replayed, the loop. */
-static ip_predict_result solve_once(problem *pb, bool *turn_eager)
+static ip_predict_result solve_once(problem *pb, loop_next *next)
 {
     progress(pb, "encoding: %s, %s boundary, %s encoding%s%s",
              ip_level_name(pb->eo.model), ip_boundary_name(pb->eo.boundary),
@@ -533,7 +551,7 @@ static ip_predict_result solve_once(problem *pb, bool *turn_eager)
     ip_predict_result r = use_observed_order(pb, enc) &&
                                   learned_replay(pb->memo, enc, &replayed,
                                                  pb->err)
-                              ? solve_loop(pb, enc, turn_eager)
+                              ? solve_loop(pb, enc, next)
                               : IP_PREDICT_ERROR;
     pb->stats->replayed += replayed;
     if (r == IP_PREDICT_ERROR && guard_stopped(pb->g))
@@ -551,13 +569,16 @@ ip_predict_result solve_problem(problem *pb)
         ip_oom(pb->err, "prediction: out of memory");
         return IP_PREDICT_ERROR;
     }
-    bool turn_eager = false;
-    ip_predict_result r = solve_once(pb, &turn_eager);
-    if (turn_eager) {
-        pb->stats->eager_switches++;
-        pb->eo.lazy_weak = false;
-        learned_set_eager(pb->memo);
-        r = solve_once(pb, &turn_eager);
+    loop_next next = LOOP_DONE;
+    ip_predict_result r = solve_once(pb, &next);
+    while (next != LOOP_DONE) {
+        if (next == LOOP_EAGER) {
+            pb->stats->eager_switches++;
+            pb->eo.lazy_weak = false;
+            learned_set_eager(pb->memo);
+        }
+        next = LOOP_DONE;
+        r = solve_once(pb, &next);
     }
     if (own) {
         learned_free(own);
