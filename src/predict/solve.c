@@ -454,15 +454,13 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc,
             /* Its own limit ended the call, and it has more time.  Not on
              * this encoder: after a check interrupted early (while it
              * took in the formula) Z3 4.8.12 gave models that break the
-             * base formula (the sanitizer build, 1 run in 5).  A fresh
-             * one replays what this one learned. */
+             * base formula (the sanitizer build, 2 runs in 15).  A fresh
+             * one replays what this one learned; with nothing to replay
+             * the problem stops here. */
             ip_assignment_free(&a);
-            if (pb->memo) {
+            if (pb->memo)
                 *next = LOOP_FRESH;
-                r = IP_PREDICT_UNKNOWN;
-                break;
-            }
-            r = IP_PREDICT_UNKNOWN;   /* nothing to replay: it stops */
+            r = IP_PREDICT_UNKNOWN;
             break;
         }
         if (sr != IP_SOLVE_SAT) {

@@ -705,11 +705,12 @@ static double window_time(const round_state *rd, uint32_t i)
  * in this pass will need at the mean of those searched to the end so far
  * (the window's share while none is) - spread over the threads.  So a
  * window above the mean runs on, where it would otherwise stop and, in a
- * later pass, build its formula again.  When the rest would not fit, it
- * still gets its own time once more (within the time left): a window that
- * gives up loses what it spent but what it learned, so near the limit
- * each one that gave up left the next ones less, and whole rounds
- * collapsed - tpcc causal at --timeout 10 searched 37, 0 and 0 of its 59
+ * later pass, build its formula again (if its own limit cut a solver
+ * call, it builds it again now: solve.c, LOOP_FRESH).  When the rest
+ * would not fit, it still gets its own time once more (within the time
+ * left): a window that gives up loses what it spent but what it learned,
+ * so near the limit each one that gave up left the next ones less, and
+ * whole rounds collapsed - tpcc causal at --timeout 10 searched 37, 0 and 0 of its 59
  * windows in three runs, and 45, 24 and 26 with this second chance
  * (bench/predict/RESULTS.md). */
 static double window_more_time(void *ctx)

@@ -256,8 +256,8 @@ window_limits)
     # (with the interrupt sent at any time, 3 runs of 3 failed so).  And
     # a window that runs on after its own limit interrupted a call goes on
     # with a fresh encoder: on the same one, Z3 gave models that break the
-    # base formula ("INTERNAL ERROR ... breaks the boundary rules": about
-    # 1 run in 7 in the sanitizer build), so three runs here.
+    # base formula ("INTERNAL ERROR ... breaks the boundary rules": 2 runs
+    # in 15 in the sanitizer build), so three runs here.
     record tpcc 10 30 1 tp.json
     for run in 1 2 3; do
         "$BIN" triage --quiet --json --model causal --window 32 \
