@@ -710,9 +710,9 @@ static double window_time(const round_state *rd, uint32_t i)
  * would not fit, it still gets its own time once more (within the time
  * left): a window that gives up loses what it spent but what it learned,
  * so near the limit each one that gave up left the next ones less, and
- * whole rounds collapsed - tpcc causal at --timeout 10 searched 37, 0 and 0 of its 59
- * windows in three runs, and 45, 24 and 26 with this second chance
- * (bench/predict/RESULTS.md). */
+ * whole rounds collapsed - tpcc causal at --timeout 10 searched 37, 0
+ * and 0 of its 59 windows in three runs, and 45, 24 and 26 with this
+ * second chance (bench/predict/RESULTS.md). */
 static double window_more_time(void *ctx)
 {
     window *w = ctx;
