@@ -41,6 +41,19 @@ typedef struct enc_prune {
     uint32_t *past;           /* n x n forced pasts, or NULL */
 } enc_prune;
 
+/* trail.c: the values of the literals a model is read by (g, cx), off
+ * the solver's trail after a satisfiable check.  stamp[i] == epoch: the
+ * literal of AST id lo + i has value val[i] in the last model. */
+typedef struct enc_trail {
+    unsigned lo, span;
+    uint32_t epoch;
+    uint32_t *stamp;
+    uint8_t *val;
+    uint32_t reads, missed;   /* trails read; of them, missing a literal */
+    bool opened;
+    bool off;                 /* models are read through Z3_model_eval */
+} enc_trail;
+
 struct ip_encoder {
     const ip_trace *tr;
     ip_encode_opts opts;
@@ -115,6 +128,7 @@ struct ip_encoder {
 
     /* the forced pasts, kept after indexing for si's formula only */
     enc_prune prune;
+    enc_trail trail;
 
     ip_encode_stats st;
     bool halted;              /* opts.stop was seen raised */
@@ -191,6 +205,18 @@ bool enc_si(ip_encoder *e);                          /* si.c */
 bool enc_pco(ip_encoder *e, ip_error *err);          /* pco.c */
 
 bool enc_z3_ok(ip_encoder *e, ip_error *err, const char *what);
+
+/* ---- reading a model (trail.c) ---- */
+/* After a satisfiable check: take the trail's values; false when they
+ * are not to be had (rank formula, read_models, or a formula too large),
+ * and then enc_trail_value knows none. */
+bool enc_trail_read(ip_encoder *e);
+/* Literal a's value in the last model read: 1, 0, or -1 when the trail
+ * did not hold it (read it from a model). */
+int enc_trail_value(const ip_encoder *e, Z3_ast a);
+/* The last trail read lacked a literal (a model was built after all). */
+void enc_trail_missed(ip_encoder *e);
+void enc_trail_free(enc_trail *tr);
 
 /* Generation loops call this once per outer iteration and return early
  * when it is true: opts.stop was raised (or an allocation failed), and

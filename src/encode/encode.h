@@ -121,6 +121,10 @@ typedef struct ip_encode_opts {
     /* Keep the candidate writers that the forced pasts exclude (see
      * "Pruned candidates" in SEMANTICS.md); for tests that compare. */
     bool no_prune;
+    /* Read every model twice, off the solver's trail (how models are
+     * read: trail.c) and through a Z3 model, and fail the solve when the
+     * two disagree; for tests. */
+    bool check_trail;
     /* Set by another thread to stop generation (checked in every
      * generation loop) and refutation; NULL = never.  Borrowed. */
     const atomic_bool *stop;
@@ -172,6 +176,8 @@ typedef struct ip_encode_stats {
     uint64_t literals;        /* literals of asserted clauses/definitions
                                  (Tseitin-expanded terms not counted) */
     double gen_seconds, solve_seconds; /* solve: summed over calls */
+    uint32_t model_reads;     /* satisfiable solves that built a Z3 model
+                                 (the others read the solver's trail) */
 } ip_encode_stats;
 
 typedef struct ip_encoder ip_encoder;

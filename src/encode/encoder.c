@@ -74,6 +74,7 @@ void ip_encoder_free(ip_encoder *e)
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
     enc_prune_free(&e->prune);
+    enc_trail_free(&e->trail);
     free(e);
 }
 
@@ -230,14 +231,36 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
     return e;
 }
 
-static bool model_true(ip_encoder *e, Z3_model m, Z3_ast a)
+/* Where one model's values come from: the trail, and a Z3 model built
+ * only when a literal is not on it. */
+typedef struct model_src {
+    bool trail;               /* enc_trail_read succeeded */
+    Z3_model m;               /* NULL until needed */
+    bool no_model;            /* Z3 gave none when asked */
+} model_src;
+
+static bool model_true(ip_encoder *e, model_src *src, Z3_ast a)
 {
     if (lit_is_true(e, a))
         return true;
     if (lit_is_false(e, a))
         return false;
+    int v = src->trail ? enc_trail_value(e, a) : -1;
+    if (v >= 0)
+        return v;
+    if (!src->m) {
+        src->m = Z3_solver_get_model(e->z, e->s);
+        if (!src->m) {
+            src->no_model = true;
+            return false;
+        }
+        Z3_model_inc_ref(e->z, src->m);
+        e->st.model_reads++;
+        if (src->trail)
+            enc_trail_missed(e);
+    }
     Z3_ast out = NULL;
-    if (!Z3_model_eval(e->z, m, a, true, &out) || !out)
+    if (!Z3_model_eval(e->z, src->m, a, true, &out) || !out)
         return false;
     return Z3_get_bool_value(e->z, out) == Z3_L_TRUE;
 }
@@ -245,7 +268,7 @@ static bool model_true(ip_encoder *e, Z3_model m, Z3_ast a)
 /* The first unit of session s that the boundary is not after (g is
  * monotone: true up to the boundary unit, false from it on), or the
  * session's unit count for the session end. */
-static uint32_t boundary_unit(ip_encoder *e, Z3_model m, uint32_t s)
+static uint32_t boundary_unit(ip_encoder *e, model_src *m, uint32_t s)
 {
     uint32_t lo = e->unit_first[s], hi = e->unit_first[s + 1];
     while (lo < hi) {
@@ -261,7 +284,7 @@ static uint32_t boundary_unit(ip_encoder *e, Z3_model m, uint32_t s)
 /* The writer that kept read v reads: strict reads other than the
  * boundary read keep the observed one, so only that read needs the
  * model. */
-static uint32_t model_writer(ip_encoder *e, Z3_model m, uint32_t v,
+static uint32_t model_writer(ip_encoder *e, model_src *m, uint32_t v,
                              bool is_boundary)
 {
     const ip_trace *t = e->tr;
@@ -276,7 +299,7 @@ static uint32_t model_writer(ip_encoder *e, Z3_model m, uint32_t v,
     return w;
 }
 
-static bool read_model(ip_encoder *e, Z3_model m, ip_assignment *out,
+static bool read_model(ip_encoder *e, model_src *m, ip_assignment *out,
                        ip_error *err)
 {
     const ip_trace *t = e->tr;
@@ -307,6 +330,44 @@ static bool read_model(ip_encoder *e, Z3_model m, ip_assignment *out,
             out->writer[v] = model_writer(e, m, v, v == b);
     }
     return enc_z3_ok(e, err, "reading the model");
+}
+
+/* The last model's assignment into *out, off the trail where it has
+ * the literals. */
+static bool read_assignment(ip_encoder *e, bool trail, ip_assignment *out,
+                            ip_error *err)
+{
+    model_src src = {.trail = trail};
+    bool ok = read_model(e, &src, out, err);
+    if (src.m)
+        Z3_model_dec_ref(e->z, src.m);
+    if (ok && src.no_model) {
+        ip_assignment_free(out);
+        ok = enc_z3_ok(e, err, "getting the model") &&
+             ip_fail(err, "encode: Z3 gave no model");
+    }
+    return ok;
+}
+
+/* opts.check_trail: the assignment read off the trail, a, read again
+ * through a Z3 model. */
+static bool same_through_model(ip_encoder *e, ip_assignment *a,
+                               ip_error *err)
+{
+    ip_assignment m = {0};
+    if (!read_assignment(e, false, &m, err)) {
+        ip_assignment_free(a);
+        return false;
+    }
+    const ip_trace *t = e->tr;
+    bool same = !memcmp(a->boundary, m.boundary,
+                        t->n_sessions * sizeof *a->boundary) &&
+                !memcmp(a->writer, m.writer, t->n_events * sizeof *a->writer);
+    ip_assignment_free(&m);
+    if (same)
+        return true;
+    ip_assignment_free(a);
+    return ip_fail(err, "encode: the trail and the model disagree");
 }
 
 ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
@@ -345,14 +406,9 @@ ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
         return IP_SOLVE_UNSAT;
     if (r == Z3_L_UNDEF)
         return IP_SOLVE_UNKNOWN;
-    Z3_model m = Z3_solver_get_model(enc->z, enc->s);
-    if (!m) {
-        enc_z3_ok(enc, err, "getting the model");
-        return IP_SOLVE_ERROR;
-    }
-    Z3_model_inc_ref(enc->z, m);
-    bool ok = read_model(enc, m, out, err);
-    Z3_model_dec_ref(enc->z, m);
+    bool ok = read_assignment(enc, enc_trail_read(enc), out, err);
+    if (ok && enc->opts.check_trail)
+        ok = same_through_model(enc, out, err);
     return ok ? IP_SOLVE_SAT : IP_SOLVE_ERROR;
 }
 

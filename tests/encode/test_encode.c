@@ -537,6 +537,108 @@ static void test_change_bound(void)
         fprintf(stderr, "change_bound: %u sets cut off\n", cut_off);
 }
 
+/* Forbid model a: every read it gives a writer keeps that writer. */
+static bool forbid_model(ip_encoder *e, const ip_trace *t,
+                         const ip_assignment *a)
+{
+    ip_fact *f = malloc(((size_t)t->n_events + 1) * sizeof *f);
+    uint32_t n = 0;
+    for (uint32_t v = 0; f && v < t->n_events; v++)
+        if (a->writer[v] != IP_NONE)
+            f[n++] = (ip_fact){.kind = IP_FACT_READS, .a = v,
+                               .b = a->writer[v]};
+    ip_error err = {0};
+    bool ok = f && ip_encoder_forbid(e, f, n, &err);
+    free(f);
+    return ok;
+}
+
+/* Every model of o's formula over t, each read off the trail and again
+ * through a Z3 model (check_trail: a solve fails when they differ), until
+ * unsat or 64: into *compared.  Then the same enumeration without the
+ * check: its SAT solves into *sat, the models they built into *built. */
+static void trail_models(const ip_trace *t, ip_encode_opts o,
+                         uint32_t *compared, uint32_t *sat, uint32_t *built)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        o.check_trail = pass == 0;
+        ip_error err = {0};
+        ip_encoder *e = ip_encoder_new(t, &o, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        ip_assignment a = {0};
+        ip_solve_result r = IP_SOLVE_SAT;
+        uint32_t n = 0;
+        while (n < 64 && (r = ip_encoder_solve(e, 0, &a, &err)) ==
+                             IP_SOLVE_SAT) {
+            n++;
+            CU_ASSERT(forbid_model(e, t, &a));
+            ip_assignment_free(&a);
+        }
+        CU_ASSERT(r == IP_SOLVE_SAT || r == IP_SOLVE_UNSAT);
+        if (r == IP_SOLVE_ERROR)
+            fprintf(stderr, "\n  %s\n", err.msg);
+        ip_encode_stats st;
+        ip_encoder_stats(e, &st);
+        *(pass == 0 ? compared : sat) += n;
+        if (pass == 1)
+            *built += st.model_reads;
+        ip_encoder_free(e);
+    }
+}
+
+/* Models are read off the solver's trail: the same assignment as a Z3
+ * model gives, on every solve of every model, boundary and encoding.  On
+ * the relaxed boundary (the default) no model is built except for the
+ * rank formula (its solver preprocesses); strict formulas have literals
+ * Z3 folds away before the search, and their encoders stop reading the
+ * trail after a few solves. */
+static void test_trail(void)
+{
+    static const ip_level models[] = {IP_LVL_CAUSAL, IP_LVL_RC, IP_LVL_RA,
+                                      IP_LVL_SI};
+    uint32_t compared = 0, sat = 0, built = 0, rank_sat = 0, rank_built = 0;
+    uint32_t strict_sat = 0, strict_built = 0;
+    for (size_t i = 0; i <= sizeof TABLE / sizeof TABLE[0]; i++) {
+        ip_trace *t = i < sizeof TABLE / sizeof TABLE[0]
+                          ? load(TABLE[i].file)
+                          : build(TURNS, sizeof TURNS / sizeof *TURNS);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (size_t m = 0; m < sizeof models / sizeof *models; m++)
+            for (int k = 0; k < 2 * 3 * 2; k++) {
+                ip_encode_opts o = {
+                    .model = models[m],
+                    .boundary = k % 2 ? IP_BOUNDARY_RELAXED
+                                      : IP_BOUNDARY_STRICT,
+                    .encoding = (k / 2) % 3 == 0 ? IP_ENC_APPROX
+                              : (k / 2) % 3 == 1 ? IP_ENC_EXACT
+                                                 : IP_ENC_APPROX_RANK,
+                    .lazy_weak = k >= 6};
+                if ((o.lazy_weak && (o.model == IP_LVL_SI ||
+                                     o.encoding == IP_ENC_APPROX_RANK)) ||
+                    (o.model != IP_LVL_CAUSAL && o.model != IP_LVL_RC &&
+                     o.encoding == IP_ENC_APPROX_RANK))
+                    continue;
+                bool rank = o.encoding == IP_ENC_APPROX_RANK;
+                bool strict = o.boundary == IP_BOUNDARY_STRICT;
+                trail_models(t, o, &compared,
+                             rank ? &rank_sat : strict ? &strict_sat : &sat,
+                             rank ? &rank_built
+                                  : strict ? &strict_built : &built);
+            }
+        ip_trace_free(t);
+    }
+    CU_ASSERT(compared > 1000);
+    CU_ASSERT(sat > 500);
+    CU_ASSERT_EQUAL(built, 0);     /* relaxed: none needed a model */
+    CU_ASSERT(strict_built < strict_sat);
+    CU_ASSERT(rank_sat > 0);
+    CU_ASSERT_EQUAL(rank_built, rank_sat);
+    if (getenv("ENC_STATS"))
+        fprintf(stderr, "trail: %u models compared; relaxed %u, strict %u "
+                "(%u built), rank %u\n", compared, sat, strict_sat,
+                strict_built, rank_sat);
+}
+
 int main(int argc, char **argv)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -552,6 +654,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "prune", test_prune);
     CU_add_test(s, "bad_options", test_bad_options);
     CU_add_test(s, "change_bound", test_change_bound);
+    CU_add_test(s, "trail", test_trail);
     if (getenv("ENC_BIG"))   /* performance probe, see report */
         CU_add_test(s, "big", test_big);
     CU_basic_set_mode(CU_BRM_VERBOSE);

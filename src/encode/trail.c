@@ -1,0 +1,131 @@
+/* trail.c - the values a model is read by, taken off the solver's trail.
+ *
+ * A model is read through a few hundred literals (the boundary's g and
+ * the candidates' cx), but Z3_solver_get_model builds a value for every
+ * constant and term of the formula: about a millisecond per solve on a
+ * window's formula, a quarter of the solver's time on smallbank 10x100
+ * under si (bench/predict/RESULTS.md, "Models read off the trail").
+ * After a satisfiable check the SMT kernel's trail holds every assigned
+ * literal - with relevancy 0 (encoder.c) every Boolean of the formula -
+ * so the values are copied from it into a flat array indexed by AST id.
+ * A literal missing from it is read from a model after all (encoder.c),
+ * so the trail makes reading faster, never different; where that is the
+ * rule rather than the exception the encoder stops reading the trail.
+ */
+#include "enc_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Ids beyond this span (a formula of millions of terms, read a few
+ * times) are not worth the array: such encoders read models. */
+#define TRAIL_MAX_SPAN (1u << 22)
+
+void enc_trail_free(enc_trail *tr)
+{
+    free(tr->stamp);
+    free(tr->val);
+    *tr = (enc_trail){0};
+}
+
+static bool is_const_lit(const ip_encoder *e, Z3_ast a)
+{
+    return a && !lit_is_true(e, a) && !lit_is_false(e, a);
+}
+
+/* The span of AST ids of the literals models are read by, and its
+ * arrays; off when too wide or out of memory (models are read then). */
+static void trail_open(ip_encoder *e, enc_trail *tr)
+{
+    tr->opened = true;
+    /* The rank formula's solver preprocesses (QF_IDL tactics): its trail
+     * is over the rewritten formula. */
+    tr->off = e->opts.encoding == IP_ENC_APPROX_RANK;
+    uint32_t n_g = e->unit_first[e->tr->n_sessions];
+    unsigned lo = UINT32_MAX, hi = 0;
+    for (uint32_t i = 0; !tr->off && i < n_g + e->n_cand; i++) {
+        Z3_ast a = i < n_g ? e->g[i] : e->cx[i - n_g];
+        if (!is_const_lit(e, a))
+            continue;
+        unsigned id = Z3_get_ast_id(e->z, a);
+        lo = id < lo ? id : lo;
+        hi = id > hi ? id : hi;
+    }
+    if (tr->off || lo > hi || hi - lo >= TRAIL_MAX_SPAN) {
+        tr->off = true;
+        return;
+    }
+    tr->lo = lo;
+    tr->span = hi - lo + 1;
+    tr->stamp = calloc(tr->span, sizeof *tr->stamp);
+    tr->val = malloc(tr->span);
+    if (!tr->stamp || !tr->val) {
+        enc_trail_free(tr);
+        tr->opened = tr->off = true;
+    }
+}
+
+/* Record literal a (or its negation) as assigned in this solve. */
+static void note(const ip_encoder *e, enc_trail *tr, Z3_ast a)
+{
+    uint8_t v = 1;
+    Z3_app app = Z3_to_app(e->z, a);
+    if (Z3_get_decl_kind(e->z, Z3_get_app_decl(e->z, app)) == Z3_OP_NOT) {
+        a = Z3_get_app_arg(e->z, app, 0);
+        v = 0;
+    }
+    unsigned i = Z3_get_ast_id(e->z, a) - tr->lo;  /* wraps below lo */
+    if (i < tr->span) {
+        tr->stamp[i] = tr->epoch;
+        tr->val[i] = v;
+    }
+}
+
+bool enc_trail_read(ip_encoder *e)
+{
+    enc_trail *tr = &e->trail;
+    if (!tr->opened)
+        trail_open(e, tr);
+    if (tr->off)
+        return false;
+    Z3_ast_vector v = Z3_solver_get_trail(e->z, e->s);
+    if (!v || Z3_get_error_code(e->z) != Z3_OK) {
+        tr->off = true;       /* this solver has none: models from now on */
+        return false;
+    }
+    Z3_ast_vector_inc_ref(e->z, v);
+    tr->reads++;
+    if (++tr->epoch == 0) {   /* wrapped: no stale stamp may match */
+        memset(tr->stamp, 0, tr->span * sizeof *tr->stamp);
+        tr->epoch = 1;
+    }
+    unsigned n = Z3_ast_vector_size(e->z, v);
+    for (unsigned i = 0; i < n; i++) {
+        Z3_ast a = Z3_ast_vector_get(e->z, v, i);
+        if (Z3_get_ast_kind(e->z, a) == Z3_APP_AST)
+            note(e, tr, a);
+    }
+    Z3_ast_vector_dec_ref(e->z, v);
+    return Z3_get_error_code(e->z) == Z3_OK;
+}
+
+int enc_trail_value(const ip_encoder *e, Z3_ast a)
+{
+    const enc_trail *tr = &e->trail;
+    unsigned i = Z3_get_ast_id(e->z, a) - tr->lo;
+    if (tr->off || i >= tr->span || tr->stamp[i] != tr->epoch)
+        return -1;
+    return tr->val[i];
+}
+
+/* Strict formulas lose literals to Z3's preprocessing (a boundary
+ * literal defined by an equation is replaced by its definition), so
+ * their solves build a model anyway: after a few, stop reading the
+ * trail. */
+void enc_trail_missed(ip_encoder *e)
+{
+    enc_trail *tr = &e->trail;
+    tr->missed++;
+    if (tr->reads >= 8 && 2 * tr->missed >= tr->reads)
+        tr->off = true;
+}
