@@ -69,6 +69,10 @@ struct ip_encoder {
     pthread_mutex_t call;
     bool call_init, solving, hit;
 
+    /* the timeout of the solver's parameters, once set (encoder.c) */
+    unsigned params_ms;
+    bool params_set;
+
     /* relevant transactions */
     uint32_t *rel;            /* n_txns: dense index or IP_NONE */
     uint32_t *relv;           /* n_rel: trace txn id */

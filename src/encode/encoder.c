@@ -370,6 +370,37 @@ static bool same_through_model(ip_encoder *e, ip_assignment *a,
     return ip_fail(err, "encode: the trail and the model disagree");
 }
 
+/* The solver's parameters for a check with this timeout, set only when
+ * they change: each Z3_solver_set_params call re-configures the kernel
+ * (about 1 % of a TPC-C triage, where every call has the same ones). */
+static void set_params(ip_encoder *enc, unsigned timeout_ms)
+{
+    if (enc->params_set && enc->params_ms == timeout_ms)
+        return;
+    Z3_params p = Z3_mk_params(enc->z);
+    Z3_params_inc_ref(enc->z, p);
+    Z3_params_set_uint(enc->z, p, Z3_mk_string_symbol(enc->z, "timeout"),
+                       timeout_ms);
+    /* Relevancy tracking costs more than it saves on these clause sets
+     * (about half of each incremental solve); without it every Boolean
+     * is assigned in a model, which is what lets trail.c read models off
+     * the trail.  Deciding every Boolean false first (phase_selection 0)
+     * instead of reusing the last model's phases makes each solve after a
+     * refutation about a quarter faster on the paper-sized TPC-C shape
+     * (bench/predict/RESULTS.md): the last model is exactly what was just
+     * refuted. */
+    if (enc->opts.encoding != IP_ENC_APPROX_RANK) {
+        Z3_params_set_uint(enc->z, p, Z3_mk_string_symbol(enc->z, "relevancy"),
+                           0);
+        Z3_params_set_uint(enc->z, p,
+                           Z3_mk_string_symbol(enc->z, "phase_selection"), 0);
+    }
+    Z3_solver_set_params(enc->z, enc->s, p);
+    Z3_params_dec_ref(enc->z, p);
+    enc->params_set = true;
+    enc->params_ms = timeout_ms;
+}
+
 ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
                                  ip_assignment *out, ip_error *err)
 {
@@ -379,24 +410,7 @@ ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
     }
     out->boundary = NULL;
     out->writer = NULL;
-    Z3_params p = Z3_mk_params(enc->z);
-    Z3_params_inc_ref(enc->z, p);
-    Z3_params_set_uint(enc->z, p, Z3_mk_string_symbol(enc->z, "timeout"),
-                       timeout_ms ? timeout_ms : UINT32_MAX);
-    /* Relevancy tracking costs more than it saves on these clause sets
-     * (about half of each incremental solve).  Deciding every Boolean
-     * false first (phase_selection 0) instead of reusing the last model's
-     * phases makes each solve after a refutation about a quarter faster on
-     * the paper-sized TPC-C shape (bench/predict/RESULTS.md): the last
-     * model is exactly what was just refuted. */
-    if (enc->opts.encoding != IP_ENC_APPROX_RANK) {
-        Z3_params_set_uint(enc->z, p, Z3_mk_string_symbol(enc->z, "relevancy"),
-                           0);
-        Z3_params_set_uint(enc->z, p,
-                           Z3_mk_string_symbol(enc->z, "phase_selection"), 0);
-    }
-    Z3_solver_set_params(enc->z, enc->s, p);
-    Z3_params_dec_ref(enc->z, p);
+    set_params(enc, timeout_ms ? timeout_ms : UINT32_MAX);
     double t0 = ip_now();
     Z3_lbool r = check_interruptibly(enc);
     enc->st.solve_seconds += ip_now() - t0;
