@@ -248,6 +248,8 @@ static bool model_true(ip_encoder *e, model_src *src, Z3_ast a)
     int v = src->trail ? enc_trail_value(e, a) : -1;
     if (v >= 0)
         return v;
+    if (src->no_model)
+        return false;
     if (!src->m) {
         src->m = Z3_solver_get_model(e->z, e->s);
         if (!src->m) {
