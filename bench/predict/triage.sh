@@ -17,6 +17,9 @@
 #   TIMEOUT=120           seconds per run (isopredict --timeout)
 #   JOBS=2
 #   BIG=0                 1: also smallbank 100x1000, causal (TIMEOUT_BIG=120)
+#   RUNS=1                runs of each row, one table row each ("app #i"):
+#                         near a time limit this VM's speed swings a row's
+#                         windows searched from one run to the next
 # Writes OUTDIR/triage.md (the table) and each run's JSON report.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +37,7 @@ TIMEOUT=${TIMEOUT:-120}
 TIMEOUT_BIG=${TIMEOUT_BIG:-120}
 JOBS=${JOBS:-2}
 BIG=${BIG:-0}
+RUNS=${RUNS:-1}
 out=${1:-$here/triage-$(date +%Y%m%d-%H%M%S)}
 ip=$BUILD/src/cli/isopredict
 apps=$BUILD/examples/apps
@@ -46,23 +50,36 @@ table=$out/triage.md
 printf '| app | size | model | classes | instances | solver calls | windows searched | complete | seconds | peak MB |\n' > "$table"
 printf '|---|---|---|---|---|---|---|---|---|---|\n' >> "$table"
 
-# run APP SESSIONS TXNS MODEL TIMEOUT
-run() {
-    app=$1 s=$2 t=$3 model=$4 limit=$5
+# once APP SESSIONS TXNS MODEL TIMEOUT SUFFIX LABEL: one run, one row
+once() {
+    app=$1 s=$2 t=$3 model=$4 limit=$5 sfx=$6 label=$7
     trace=$out/$app-${s}x$t-$SEED.json
     [ -f "$trace" ] || "$apps/$app" --sessions "$s" --txns "$t" --seed "$SEED" \
         --record "$trace" > /dev/null 2>&1
-    rep=$out/$app-${s}x$t-$model.report.json
+    rep=$out/$app-${s}x$t-$model$sfx.report.json
     start=$(date +%s.%N)
     "$ip" triage --quiet --json --model "$model" --search bounded \
         --window "$WINDOW" --staleness "$STALENESS" --changes "$CHANGES" \
         --timeout "$limit" \
-        --jobs "$JOBS" --out "$out/reps-$app-$model" "$trace" > "$rep" || true
+        --jobs "$JOBS" --out "$out/reps-$app-$model$sfx" "$trace" > "$rep" || true
     wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-    jq -r --arg app "$app" --arg size "${s}x$t" --arg wall "$wall" \
+    jq -r --arg app "$label" --arg size "${s}x$t" --arg wall "$wall" \
         '"| \($app) | \($size) | \(.model) | \(.classes | length) | \(.instances) | \(.solver_calls) | \(.search.rounds[0].searched)/\(.search.rounds[0].windows) | \(if .search.rounds[0].searched == .search.rounds[0].windows then "yes" else "no" end) | \($wall) | \(.search.peak_bytes / 1048576 | floor) |"' \
         "$rep" >> "$table"
     tail -1 "$table"
+}
+
+# run APP SESSIONS TXNS MODEL TIMEOUT: RUNS rows
+run() {
+    if [ "$RUNS" = 1 ]; then
+        once "$@" "" "$1"
+        return
+    fi
+    i=1
+    while [ "$i" -le "$RUNS" ]; do
+        once "$@" "-$i" "$1 #$i"
+        i=$((i + 1))
+    done
 }
 
 sessions=${SIZE%x*}
