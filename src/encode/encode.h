@@ -202,10 +202,14 @@ bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
 ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
                            ip_error *err);
 
-/* Z3's own memory limit for the whole process (Z3 keeps it globally):
- * a Z3 call that would pass it fails ("out of memory") instead of growing.
- * 0 = none.  Call before creating encoders on other threads. */
-void ip_encode_set_memory_limit(uint64_t bytes);
+/* Z3's parameters for the whole process (Z3 keeps them globally): its own
+ * memory limit - a Z3 call that would pass it fails ("out of memory")
+ * instead of growing; 0 = none - and models built without compaction
+ * (compacting costs more than a solve on a large formula, and a model is
+ * only read through a few literals).  Call once, before creating encoders
+ * on other threads; encoders made without it are correct, only a model
+ * they build costs more. */
+void ip_encode_set_globals(uint64_t memory_bytes);
 
 /* Ask a running Z3 call of this encoder to return (UNKNOWN) as soon as it
  * can.  The one function that may be called from another thread while

@@ -83,11 +83,6 @@ static bool open_solver(ip_encoder *e, ip_error *err)
     Z3_config cfg = Z3_mk_config();
     if (!cfg)
         return ip_fail(err, "encode: cannot create a Z3 configuration");
-    /* Compacting a model (on by default) costs more than a solve once the
-     * formula has tens of thousands of constants, and we only evaluate a
-     * few literals of each model.  Z3 reads this one from its global
-     * parameters only; every encoder sets the same value. */
-    Z3_global_param_set("model.compact", "false");
     e->z = Z3_mk_context(cfg);
     Z3_del_config(cfg);
     if (!e->z)
@@ -136,12 +131,14 @@ static bool phase_ok(ip_encoder *e, ip_error *err)
     return true;
 }
 
-void ip_encode_set_memory_limit(uint64_t bytes)
+void ip_encode_set_globals(uint64_t memory_bytes)
 {
     char mb[32];
     snprintf(mb, sizeof mb, "%llu",
-             bytes ? (unsigned long long)(bytes >> 20) + 1 : 0ull);
+             memory_bytes ? (unsigned long long)(memory_bytes >> 20) + 1
+                          : 0ull);
     Z3_global_param_set("memory_max_size", mb);
+    Z3_global_param_set("model.compact", "false");
 }
 
 void ip_encoder_interrupt(ip_encoder *enc)

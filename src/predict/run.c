@@ -299,7 +299,7 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
     }
     double deadline = opts->timeout_ms ? rs.start + opts->timeout_ms / 1000.0
                                        : 0;
-    ip_encode_set_memory_limit(opts->max_memory);
+    ip_encode_set_globals(opts->max_memory);
     rs.g = guard_start(deadline, opts->max_memory, opts->interrupt,
                        opts->overrun, opts->overrun_ctx, err);
     rs.ev_of_op = ip_events_of_ops(obs);
