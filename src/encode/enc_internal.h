@@ -50,7 +50,6 @@ typedef struct enc_trail {
     uint32_t *stamp;
     uint8_t *val;
     uint32_t reads, missed;   /* trails read; of them, missing a literal */
-    bool opened;
     bool off;                 /* models are read through Z3_model_eval */
 } enc_trail;
 
@@ -212,8 +211,8 @@ bool enc_z3_ok(ip_encoder *e, ip_error *err, const char *what);
 
 /* ---- reading a model (trail.c) ---- */
 /* After a satisfiable check: take the trail's values; false when they
- * are not to be had (rank formula, read_models, or a formula too large),
- * and then enc_trail_value knows none. */
+ * are not to be had (the rank formula, a formula too large, a trail that
+ * kept missing literals), and then enc_trail_value knows none. */
 bool enc_trail_read(ip_encoder *e);
 /* Literal a's value in the last model read: 1, 0, or -1 when the trail
  * did not hold it (read it from a model). */

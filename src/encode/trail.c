@@ -28,16 +28,16 @@ void enc_trail_free(enc_trail *tr)
     *tr = (enc_trail){0};
 }
 
-static bool is_const_lit(const ip_encoder *e, Z3_ast a)
+/* A literal the solver assigns (not folded to true or false). */
+static bool solver_decides(const ip_encoder *e, Z3_ast a)
 {
-    return a && !lit_is_true(e, a) && !lit_is_false(e, a);
+    return !lit_is_true(e, a) && !lit_is_false(e, a);
 }
 
 /* The span of AST ids of the literals models are read by, and its
  * arrays; off when too wide or out of memory (models are read then). */
 static void trail_open(ip_encoder *e, enc_trail *tr)
 {
-    tr->opened = true;
     /* The rank formula's solver preprocesses (QF_IDL tactics): its trail
      * is over the rewritten formula. */
     tr->off = e->opts.encoding == IP_ENC_APPROX_RANK;
@@ -45,7 +45,7 @@ static void trail_open(ip_encoder *e, enc_trail *tr)
     unsigned lo = UINT32_MAX, hi = 0;
     for (uint32_t i = 0; !tr->off && i < n_g + e->n_cand; i++) {
         Z3_ast a = i < n_g ? e->g[i] : e->cx[i - n_g];
-        if (!is_const_lit(e, a))
+        if (!solver_decides(e, a))
             continue;
         unsigned id = Z3_get_ast_id(e->z, a);
         lo = id < lo ? id : lo;
@@ -61,7 +61,7 @@ static void trail_open(ip_encoder *e, enc_trail *tr)
     tr->val = malloc(tr->span);
     if (!tr->stamp || !tr->val) {
         enc_trail_free(tr);
-        tr->opened = tr->off = true;
+        tr->off = true;
     }
 }
 
@@ -84,7 +84,7 @@ static void note(const ip_encoder *e, enc_trail *tr, Z3_ast a)
 bool enc_trail_read(ip_encoder *e)
 {
     enc_trail *tr = &e->trail;
-    if (!tr->opened)
+    if (!tr->stamp && !tr->off)           /* the first read */
         trail_open(e, tr);
     if (tr->off)
         return false;
@@ -118,10 +118,10 @@ int enc_trail_value(const ip_encoder *e, Z3_ast a)
     return tr->val[i];
 }
 
-/* Strict formulas lose literals to Z3's preprocessing (a boundary
- * literal defined by an equation is replaced by its definition), so
- * their solves build a model anyway: after a few, stop reading the
- * trail. */
+/* On strict formulas nearly every solve misses literals on the trail
+ * (in the tests 866 of 870; presumably Z3's preprocessing rewrites them
+ * away - not traced), so their solves build a model anyway: after a few
+ * such solves, stop reading the trail. */
 void enc_trail_missed(ip_encoder *e)
 {
     enc_trail *tr = &e->trail;

@@ -589,9 +589,9 @@ static void trail_models(const ip_trace *t, ip_encode_opts o,
 /* Models are read off the solver's trail: the same assignment as a Z3
  * model gives, on every solve of every model, boundary and encoding.  On
  * the relaxed boundary (the default) no model is built except for the
- * rank formula (its solver preprocesses); strict formulas have literals
- * Z3 folds away before the search, and their encoders stop reading the
- * trail after a few solves. */
+ * rank formula (its solver preprocesses); on strict formulas the trail
+ * misses literals in nearly every solve, and their encoders stop reading
+ * it after a few. */
 static void test_trail(void)
 {
     static const ip_level models[] = {IP_LVL_CAUSAL, IP_LVL_RC, IP_LVL_RA,
