@@ -46,6 +46,8 @@ typedef struct enc_prune {
  * literal of AST id lo + i has value val[i] in the last model. */
 typedef struct enc_trail {
     unsigned lo, span;
+    uint32_t *code;           /* AST id - lo -> (literal's id - lo + 1) << 1
+                                 | value when on the trail; 0: not read */
     uint32_t epoch;
     uint32_t *stamp;
     uint8_t *val;

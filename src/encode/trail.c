@@ -23,6 +23,7 @@
 
 void enc_trail_free(enc_trail *tr)
 {
+    free(tr->code);
     free(tr->stamp);
     free(tr->val);
     *tr = (enc_trail){0};
@@ -34,50 +35,85 @@ static bool solver_decides(const ip_encoder *e, Z3_ast a)
     return !lit_is_true(e, a) && !lit_is_false(e, a);
 }
 
-/* The span of AST ids of the literals models are read by, and its
- * arrays; off when too wide or out of memory (models are read then). */
+/* The literals models are read by, i < n_read_lits(e). */
+static uint32_t n_read_lits(const ip_encoder *e)
+{
+    return e->unit_first[e->tr->n_sessions] + e->n_cand;
+}
+
+static Z3_ast read_lit(const ip_encoder *e, uint32_t i)
+{
+    uint32_t n_g = e->unit_first[e->tr->n_sessions];
+    return i < n_g ? e->g[i] : e->cx[i - n_g];
+}
+
+/* Each literal and its negation, as the trail names them, in the table:
+ * a trail entry is then decoded by its AST id alone.  The trail writes a
+ * false literal x as (not x), hash-consed: the node made here, which the
+ * context keeps alive, is the one the trail holds. */
+static bool make_table(ip_encoder *e, enc_trail *tr, Z3_ast *neg)
+{
+    uint32_t n = n_read_lits(e);
+    unsigned lo = UINT32_MAX, hi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        Z3_ast a = read_lit(e, i);
+        neg[i] = NULL;
+        if (!solver_decides(e, a))
+            continue;
+        neg[i] = Z3_mk_not(e->z, a);
+        if (!neg[i])
+            return false;
+        unsigned ids[2] = {Z3_get_ast_id(e->z, a), Z3_get_ast_id(e->z, neg[i])};
+        for (int k = 0; k < 2; k++) {
+            lo = ids[k] < lo ? ids[k] : lo;
+            hi = ids[k] > hi ? ids[k] : hi;
+        }
+    }
+    if (lo > hi || hi - lo >= TRAIL_MAX_SPAN)
+        return false;
+    tr->lo = lo;
+    tr->span = hi - lo + 1;
+    tr->code = calloc(tr->span, sizeof *tr->code);
+    tr->stamp = calloc(tr->span, sizeof *tr->stamp);
+    tr->val = malloc(tr->span);
+    if (!tr->code || !tr->stamp || !tr->val)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!neg[i])
+            continue;
+        unsigned pos = Z3_get_ast_id(e->z, read_lit(e, i)) - lo;
+        tr->code[pos] = (pos + 1) << 1 | 1;
+        tr->code[Z3_get_ast_id(e->z, neg[i]) - lo] = (pos + 1) << 1;
+    }
+    return true;
+}
+
+/* The table and arrays; off when too wide or out of memory (models are
+ * read then). */
 static void trail_open(ip_encoder *e, enc_trail *tr)
 {
     /* The rank formula's solver preprocesses (QF_IDL tactics): its trail
      * is over the rewritten formula. */
     tr->off = e->opts.encoding == IP_ENC_APPROX_RANK;
-    uint32_t n_g = e->unit_first[e->tr->n_sessions];
-    unsigned lo = UINT32_MAX, hi = 0;
-    for (uint32_t i = 0; !tr->off && i < n_g + e->n_cand; i++) {
-        Z3_ast a = i < n_g ? e->g[i] : e->cx[i - n_g];
-        if (!solver_decides(e, a))
-            continue;
-        unsigned id = Z3_get_ast_id(e->z, a);
-        lo = id < lo ? id : lo;
-        hi = id > hi ? id : hi;
-    }
-    if (tr->off || lo > hi || hi - lo >= TRAIL_MAX_SPAN) {
-        tr->off = true;
+    if (tr->off)
         return;
-    }
-    tr->lo = lo;
-    tr->span = hi - lo + 1;
-    tr->stamp = calloc(tr->span, sizeof *tr->stamp);
-    tr->val = malloc(tr->span);
-    if (!tr->stamp || !tr->val) {
+    Z3_ast *neg = malloc(((size_t)n_read_lits(e) + 1) * sizeof *neg);
+    if (!neg || !make_table(e, tr, neg) || Z3_get_error_code(e->z) != Z3_OK) {
         enc_trail_free(tr);
         tr->off = true;
     }
+    free(neg);
 }
 
-/* Record literal a (or its negation) as assigned in this solve. */
-static void note(const ip_encoder *e, enc_trail *tr, Z3_ast a)
+/* Record the trail entry of AST id `id`: one of the table's literals or
+ * its negation, or another. */
+static void note(enc_trail *tr, unsigned id)
 {
-    uint8_t v = 1;
-    Z3_app app = Z3_to_app(e->z, a);
-    if (Z3_get_decl_kind(e->z, Z3_get_app_decl(e->z, app)) == Z3_OP_NOT) {
-        a = Z3_get_app_arg(e->z, app, 0);
-        v = 0;
-    }
-    unsigned i = Z3_get_ast_id(e->z, a) - tr->lo;  /* wraps below lo */
-    if (i < tr->span) {
-        tr->stamp[i] = tr->epoch;
-        tr->val[i] = v;
+    unsigned i = id - tr->lo;         /* wraps below lo */
+    if (i < tr->span && tr->code[i]) {
+        uint32_t p = (tr->code[i] >> 1) - 1;
+        tr->stamp[p] = tr->epoch;
+        tr->val[p] = tr->code[i] & 1;
     }
 }
 
@@ -100,11 +136,8 @@ bool enc_trail_read(ip_encoder *e)
         tr->epoch = 1;
     }
     unsigned n = Z3_ast_vector_size(e->z, v);
-    for (unsigned i = 0; i < n; i++) {
-        Z3_ast a = Z3_ast_vector_get(e->z, v, i);
-        if (Z3_get_ast_kind(e->z, a) == Z3_APP_AST)
-            note(e, tr, a);
-    }
+    for (unsigned i = 0; i < n; i++)
+        note(tr, Z3_get_ast_id(e->z, Z3_ast_vector_get(e->z, v, i)));
     Z3_ast_vector_dec_ref(e->z, v);
     return Z3_get_error_code(e->z) == Z3_OK;
 }
