@@ -185,9 +185,74 @@ static void test_value_texts(void)
     ip_trace_free(t);
 }
 
+/* Ops with keys and names that need escaping, numbers, no value: each
+ * op line must be what cJSON prints of that op (write_json renders plain
+ * ops itself). */
+static const char ESCAPES[] =
+    "{\"isopredict_trace\":1,\"initial\":\"init\",\"sessions\":["
+    "{\"id\":\"s\\\"1\",\"transactions\":[{\"id\":\"t\\\\1\\t\","
+    "\"status\":\"committed\",\"ops\":["
+    "{\"op\":\"write\",\"key\":\"k\\\"\\\\\\n\\r\\b\\f\\t\\u0001\\u001f "
+    "\xc3\xa9/\\u007f\",\"value\":1},"
+    "{\"op\":\"write\",\"key\":\"k2\",\"value\":-5},"
+    "{\"op\":\"write\",\"key\":\"k3\"},"
+    "{\"op\":\"write\",\"key\":\"k4\",\"value\":\"s\"}]}]},"
+    "{\"id\":\"s2\",\"transactions\":[{\"id\":\"t2\",\"status\":\"committed\","
+    "\"ops\":["
+    "{\"op\":\"read\",\"key\":\"k\\\"\\\\\\n\\r\\b\\f\\t\\u0001\\u001f "
+    "\xc3\xa9/\\u007f\",\"from\":\"t\\\\1\\t\",\"value\":1},"
+    "{\"op\":\"read\",\"key\":\"k2\",\"from\":\"t\\\\1\\t\",\"value\":-5},"
+    "{\"op\":\"read\",\"key\":\"k3\",\"from\":\"t\\\\1\\t\"},"
+    "{\"op\":\"read\",\"key\":\"k4\",\"from\":\"t\\\\1\\t\",\"value\":\"s\"},"
+    "{\"op\":\"read\",\"key\":\"k5\",\"from\":\"init\",\"value\":0,"
+    "\"meta\":{\"x\":1}}]}]}]}";
+
+static void test_plain_ops(void)
+{
+    ip_error err = {0};
+    ip_trace *t = ip_read_json("esc.json", ESCAPES, strlen(ESCAPES),
+                               IP_STRICT, &err);
+    if (!t)
+        fprintf(stderr, "\n  %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    size_t len;
+    char *text = trace_json_text(t, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    cJSON *root = cJSON_Parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    const char *line = text;
+    uint32_t n = 0;
+    cJSON *ss = cJSON_GetObjectItemCaseSensitive(root, "sessions");
+    for (cJSON *s = ss ? ss->child : NULL; s; s = s->next) {
+        cJSON *xs = cJSON_GetObjectItemCaseSensitive(s, "transactions");
+        for (cJSON *x = xs ? xs->child : NULL; x; x = x->next) {
+            cJSON *ops = cJSON_GetObjectItemCaseSensitive(x, "ops");
+            for (cJSON *o = ops ? ops->child : NULL; o; o = o->next) {
+                char *want = cJSON_PrintUnformatted(o);
+                line = strstr(line, "\n   {\"op\"");
+                CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+                line += 4;
+                size_t w = strlen(want);
+                if (strncmp(line, want, w))
+                    fprintf(stderr, "\n  op %u: want %s\n", n, want);
+                CU_ASSERT_EQUAL(strncmp(line, want, w), 0);
+                CU_ASSERT(line[w] == ',' || line[w] == ']');
+                cJSON_free(want);
+                n++;
+            }
+        }
+    }
+    CU_ASSERT_EQUAL(n, 9);
+    cJSON_Delete(root);
+    free(text);
+    ip_trace_free(t);
+}
+
 void add_json_order_tests(CU_pSuite s)
 {
     CU_add_test(s, "json: any member order reads the same",
                 test_member_orders);
     CU_add_test(s, "json: value and tool field texts", test_value_texts);
+    CU_add_test(s, "json: plain ops print as cJSON prints them",
+                test_plain_ops);
 }

@@ -98,8 +98,100 @@ static bool add_candidates(cJSON *o, const ip_trace *t, uint32_t amb)
     return list != NULL;
 }
 
-static cJSON *op_json(const ip_trace *t, const ip_op *op)
+/* ---- an op printed directly --------------------------------------------
+ * Nearly every op of a trace is a read or write of a named key with a
+ * small integer value (or none) and no tool fields; building its cJSON
+ * object (five nodes) and printing it was most of writing a TPC-C
+ * prediction file.  Such an op is rendered here into the text cJSON
+ * would print, and kept in the tree as one raw item; any other op goes
+ * through cJSON. */
+
+typedef struct text {
+    char *s;
+    size_t n, cap;
+    bool oom;
+} text;
+
+static void put(text *b, const char *s, size_t n)
 {
+    if (b->oom)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->n + n + 1 > cap)
+            cap *= 2;
+        char *g = realloc(b->s, cap);
+        if (!g) {
+            b->oom = true;
+            return;
+        }
+        b->s = g;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+static void put_lit(text *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+/* s as a JSON string, escaped as cJSON escapes it (the two-character
+ * escapes, \u00xx for other control characters, every other byte as it
+ * is). */
+static void put_string(text *b, const char *s)
+{
+    put(b, "\"", 1);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        char esc[8];
+        const char *two = *c == '"' ? "\\\"" : *c == '\\' ? "\\\\"
+                        : *c == '\b' ? "\\b" : *c == '\f' ? "\\f"
+                        : *c == '\n' ? "\\n" : *c == '\r' ? "\\r"
+                        : *c == '\t' ? "\\t" : NULL;
+        if (two) {
+            put(b, two, 2);
+        } else if (*c < 32) {
+            snprintf(esc, sizeof esc, "\\u%04x", *c);
+            put(b, esc, 6);
+        } else {
+            put(b, (const char *)c, 1);
+        }
+    }
+    put(b, "\"", 1);
+}
+
+/* op's compact JSON into b, when it is a plain one (see above). */
+static bool plain_op_text(const ip_trace *t, const ip_op *op, text *b)
+{
+    uint32_t i = (uint32_t)(op - t->ops);
+    if (ip_op_extra(t, i) != IP_NONE ||
+        (op->kind == IP_READ && op->from == IP_NONE) ||
+        (op->value != IP_NONE && !small_integer(ip_str(t, op->value))))
+        return false;
+    b->n = 0;
+    put_lit(b, op->kind == IP_READ ? "{\"op\":\"read\",\"key\":"
+                                   : "{\"op\":\"write\",\"key\":");
+    put_string(b, ip_key_name(t, op->key));
+    if (op->kind == IP_READ) {
+        put_lit(b, ",\"from\":");
+        put_string(b, ip_txn_name(t, op->from));
+    }
+    if (op->value != IP_NONE) {
+        put_lit(b, ",\"value\":");
+        put_lit(b, ip_str(t, op->value));
+    }
+    put_lit(b, "}");
+    return !b->oom;
+}
+
+static cJSON *op_json(const ip_trace *t, const ip_op *op, text *b)
+{
+    if (plain_op_text(t, op, b))
+        return cJSON_CreateRaw(b->s);
+    if (b->oom)
+        return NULL;
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
@@ -120,7 +212,7 @@ static cJSON *op_json(const ip_trace *t, const ip_op *op)
     return o;
 }
 
-static cJSON *txn_json(const ip_trace *t, uint32_t id)
+static cJSON *txn_json(const ip_trace *t, uint32_t id, text *b)
 {
     const ip_txn *x = &t->txns[id];
     cJSON *o = cJSON_CreateObject();
@@ -132,14 +224,14 @@ static cJSON *txn_json(const ip_trace *t, uint32_t id)
     cJSON *ops = ok ? cJSON_AddArrayToObject(o, "ops") : NULL;
     ok = ops != NULL;
     for (uint32_t i = 0; ok && i < x->op_count; i++)
-        ok = ip_cjson_append(ops, op_json(t, &t->ops[x->op_first + i]));
+        ok = ip_cjson_append(ops, op_json(t, &t->ops[x->op_first + i], b));
     if (ok)
         return o;
     cJSON_Delete(o);
     return NULL;
 }
 
-static cJSON *session_json(const ip_trace *t, uint32_t s)
+static cJSON *session_json(const ip_trace *t, uint32_t s, text *b)
 {
     const ip_session *ss = &t->sessions[s];
     cJSON *o = cJSON_CreateObject();
@@ -148,7 +240,7 @@ static cJSON *session_json(const ip_trace *t, uint32_t s)
     cJSON *txns = ok ? cJSON_AddArrayToObject(o, "transactions") : NULL;
     ok = txns != NULL;
     for (uint32_t i = 0; ok && i < ss->txn_count; i++)
-        ok = ip_cjson_append(txns, txn_json(t, ss->txn_first + i));
+        ok = ip_cjson_append(txns, txn_json(t, ss->txn_first + i, b));
     if (ok)
         return o;
     cJSON_Delete(o);
@@ -185,8 +277,10 @@ void *ip_trace_to_cjson(const ip_trace *t)
                                       ip_str(t, t->initial_name));
     cJSON *sessions = ok ? cJSON_AddArrayToObject(root, "sessions") : NULL;
     ok = sessions != NULL;
+    text b = {0};
     for (uint32_t s = 0; ok && s < t->n_sessions; s++)
-        ok = ip_cjson_append(sessions, session_json(t, s));
+        ok = ip_cjson_append(sessions, session_json(t, s, &b));
+    free(b.s);
     if (ok && add_versions(root, t) && add_extra(root, t, t->extra))
         return root;
     cJSON_Delete(root);
@@ -208,6 +302,8 @@ static bool is_layout_array(const cJSON *m)
 
 static bool put_compact(const cJSON *v, FILE *out)
 {
+    if (cJSON_IsRaw(v))               /* a plain op, printed already */
+        return fputs(v->valuestring, out) >= 0;
     char *text = cJSON_PrintUnformatted(v);
     bool ok = text && fputs(text, out) >= 0;
     cJSON_free(text);
