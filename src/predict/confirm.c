@@ -154,6 +154,9 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
     ip_legality local, *l = c->legal ? c->legal : &local;
     ip_legal_result lr = ip_legality_check(c->obs, &p->assignment,
                                            c->boundary, l, &why);
+    if (lr == IP_LEGAL_OK)            /* its kept transactions: the history */
+        p->history = ip_history_from_legal(c->obs, &p->assignment,
+                                           c->boundary, l, &p->map, &why);
     if (l == &local)
         ip_legality_free(l);
     switch (lr) {
@@ -173,8 +176,6 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
         return ip_oom(c->err, "prediction: out of memory checking the "
                        "boundary rules"), CONFIRM_ERROR;
     }
-    p->history = ip_history_from_assignment(c->obs, &p->assignment,
-                                            c->boundary, &p->map, &why);
     if (!p->history) {
         if (why.oom)
             return ip_oom(c->err, "prediction: out of memory building the "

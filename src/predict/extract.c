@@ -93,6 +93,18 @@ static void keep_strict(const ip_trace *obs, const ip_assignment *a,
 }
 
 /* Relaxed: whole transactions, those the legality check keeps. */
+static void keep_kept(const ip_trace *obs, const ip_legality *l,
+                      uint8_t *keep, uint8_t *keep_txn)
+{
+    for (uint32_t t = 1; t < obs->n_txns; t++) {
+        if (!l->kept[t])
+            continue;
+        const ip_txn *x = &obs->txns[t];
+        keep_txn[t] = 1;
+        memset(keep + x->op_first, 1, x->op_count);
+    }
+}
+
 static bool keep_relaxed(const ip_trace *obs, const ip_assignment *a,
                          uint8_t *keep, uint8_t *keep_txn, ip_error *err)
 {
@@ -101,13 +113,7 @@ static bool keep_relaxed(const ip_trace *obs, const ip_assignment *a,
     ip_legal_result r = ip_legality_check(obs, a, IP_BOUNDARY_RELAXED, &l,
                                           &why);
     if (r == IP_LEGAL_OK)
-        for (uint32_t t = 1; t < obs->n_txns; t++) {
-            if (!l.kept[t])
-                continue;
-            const ip_txn *x = &obs->txns[t];
-            keep_txn[t] = 1;
-            memset(keep + x->op_first, 1, x->op_count);
-        }
+        keep_kept(obs, &l, keep, keep_txn);
     ip_legality_free(&l);
     if (r == IP_LEGAL_ERROR)
         return ip_oom(err, "prediction: out of memory");
@@ -270,9 +276,11 @@ static ip_trace *build(const ip_trace *obs, const ip_assignment *a,
     return h;
 }
 
-ip_trace *ip_history_from_assignment(const ip_trace *obs,
-                                     const ip_assignment *a, ip_boundary kind,
-                                     ip_history_map *map, ip_error *err)
+/* The history; `known` (relaxed only) is the assignment's legality,
+ * checked already, or NULL. */
+static ip_trace *history_of(const ip_trace *obs, const ip_assignment *a,
+                            ip_boundary kind, const ip_legality *known,
+                            ip_history_map *map, ip_error *err)
 {
     ip_history_map local;
     ip_history_map *m = map ? map : &local;
@@ -286,6 +294,8 @@ ip_trace *ip_history_from_assignment(const ip_trace *obs,
         ip_oom(err, "prediction: out of memory");
     else if (kind == IP_BOUNDARY_STRICT)
         keep_strict(obs, a, ev_of_op, keep, keep_txn);
+    else if (known)
+        keep_kept(obs, known, keep, keep_txn);
     else
         ok = keep_relaxed(obs, a, keep, keep_txn, err);
     bool empty = true;
@@ -303,4 +313,19 @@ ip_trace *ip_history_from_assignment(const ip_trace *obs,
     if (map && ok && empty)
         map->empty = true;
     return h;
+}
+
+ip_trace *ip_history_from_assignment(const ip_trace *obs,
+                                     const ip_assignment *a, ip_boundary kind,
+                                     ip_history_map *map, ip_error *err)
+{
+    return history_of(obs, a, kind, NULL, map, err);
+}
+
+ip_trace *ip_history_from_legal(const ip_trace *obs, const ip_assignment *a,
+                                ip_boundary kind, const ip_legality *l,
+                                ip_history_map *map, ip_error *err)
+{
+    return history_of(obs, a, kind, kind == IP_BOUNDARY_RELAXED ? l : NULL,
+                      map, err);
 }

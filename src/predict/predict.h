@@ -272,6 +272,12 @@ typedef struct ip_legality {
 ip_legal_result ip_legality_check(const ip_trace *obs, const ip_assignment *a,
                                   ip_boundary kind, ip_legality *out,
                                   ip_error *err);
+/* ip_history_from_assignment for an assignment whose legality l (an
+ * IP_LEGAL_OK result of ip_legality_check with the same boundary kind)
+ * is known: the check is not made again.  Errors as that function's. */
+ip_trace *ip_history_from_legal(const ip_trace *obs, const ip_assignment *a,
+                                ip_boundary kind, const ip_legality *l,
+                                ip_history_map *map, ip_error *err);
 void ip_legality_free(ip_legality *l);
 
 /* The steps from a boundary transaction to dropped transaction t, in hb
