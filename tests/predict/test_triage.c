@@ -460,6 +460,15 @@ static void triage_one(const char *dir, const char *file, ip_level model,
     for (uint32_t k = 0; k < b.n_classes && getenv("TRIAGE_VERBOSE"); k++)
         if (!class_found(tg, b.classes[k]))
             fprintf(stderr, "\n    not reported: %s", b.classes[k]);
+    /* strict boundary: every class of the enumeration (docs/GUIDE.md,
+     * "Coverage, not enumeration"; the relaxed one may miss classes that
+     * exist only beside a reported instance) */
+    for (uint32_t k = 0; k < b.n_classes && kind == IP_BOUNDARY_STRICT; k++) {
+        if (!class_found(tg, b.classes[k]))
+            fprintf(stderr, "\n  %s %s strict: class not reported: %s\n",
+                    file, ip_level_name(model), b.classes[k]);
+        CU_ASSERT_TRUE(class_found(tg, b.classes[k]));
+    }
     for (uint32_t k = 0; k < b.n_classes; k++)
         free(b.classes[k]);
     free(b.classes);
