@@ -1,6 +1,7 @@
 /* test_extract.c - extraction of predicted histories and the boundary rules,
  * on hand-made assignments (no solver involved). */
 #include "suites.h"
+#include "formats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,64 @@ static void test_rules_rejected(void)
     ip_trace_free(obs);
 }
 
+/* What legal.c takes on trust: every read event of a committed
+ * transaction has as its observed writer another committed transaction
+ * that writes the key (or none, when ambiguous), in lenient traces too -
+ * a read the reader could not resolve is an anomaly, not an event. */
+static void expect_resolved_writers(const ip_trace *t)
+{
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        const ip_event *ev = &t->events[e];
+        if (ev->kind != IP_READ || !ip_committed(t, ev->txn) ||
+            ev->writer == IP_NONE)
+            continue;
+        CU_ASSERT(ev->writer != ev->txn && ip_committed(t, ev->writer) &&
+                  ip_write_event(t, ev->writer, ev->key) != IP_NONE);
+    }
+}
+
+static void test_observed_writers_resolved(void)
+{
+    static const char src[] =
+        "{\"isopredict_trace\":1,\"initial\":\"init\",\"sessions\":["
+        "{\"id\":\"a\",\"transactions\":[{\"id\":\"t1\","
+        "\"status\":\"aborted\",\"ops\":[{\"op\":\"write\","
+        "\"key\":\"x\",\"value\":1}]},{\"id\":\"t3\","
+        "\"status\":\"committed\",\"ops\":[{\"op\":\"write\","
+        "\"key\":\"y\",\"value\":2}]}]},"
+        "{\"id\":\"b\",\"transactions\":[{\"id\":\"t2\","
+        "\"status\":\"committed\",\"ops\":[{\"op\":\"read\","
+        "\"key\":\"x\",\"from\":\"t1\",\"value\":1},"
+        "{\"op\":\"read\",\"key\":\"x\",\"from\":\"t3\"},"
+        "{\"op\":\"read\",\"key\":\"y\",\"from\":\"t3\",\"value\":2}"
+        "]}]}]}";
+    ip_error err = {0};
+    ip_trace *obs = ip_read_buffer("g1a.json", src, strlen(src), IP_FMT_JSON,
+                                   IP_LENIENT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+    CU_ASSERT_EQUAL(obs->n_anomalies, 2);   /* aborted read, thin air */
+    expect_resolved_writers(obs);
+    ip_assignment a = observed(obs);
+    CU_ASSERT_TRUE(legal_ok(obs, &a, IP_BOUNDARY_RELAXED, &err));
+    CU_ASSERT_TRUE(legal_ok(obs, &a, IP_BOUNDARY_STRICT, &err));
+    /* the one read event may not read x's would-be writers either */
+    uint32_t e = read_event(obs, "t2", "y");
+    a.writer[e] = txn_id(obs, "t1");
+    a.boundary[obs->txns[txn_id(obs, "t2")].session] = txn_id(obs, "t2");
+    expect_rejected(obs, &a, IP_BOUNDARY_RELAXED, "does not commit a write");
+    drop(&a);
+    ip_trace_free(obs);
+    static const char *files[] = {"deposit.json", "smallbank.json",
+                                  "voter.json", "divergence.json",
+                                  "fractured.json", "write-skew.json"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        ip_trace *t = load_trace(IP_TRACES, files[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        expect_resolved_writers(t);
+        ip_trace_free(t);
+    }
+}
+
 /* The observed assignment extracts to the observed trace itself. */
 static void test_identity(void)
 {
@@ -266,5 +325,7 @@ void add_extract_suite(void)
     CU_add_test(s, "relaxed drops happens-after", test_relaxed_drops_happens_after);
     CU_add_test(s, "strict truncates writes", test_strict_truncates_writes);
     CU_add_test(s, "boundary rules rejected", test_rules_rejected);
+    CU_add_test(s, "observed writers are resolved",
+                test_observed_writers_resolved);
     CU_add_test(s, "observed assignment is identity", test_identity);
 }
