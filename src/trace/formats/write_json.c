@@ -106,27 +106,19 @@ static bool add_candidates(cJSON *o, const ip_trace *t, uint32_t amb)
  * would print, and kept in the tree as one raw item; any other op goes
  * through cJSON. */
 
+/* An op's text; `full` once it did not fit (the op then goes through
+ * cJSON: an op line is rarely a tenth of this). */
 typedef struct text {
-    char *s;
-    size_t n, cap;
-    bool oom;
+    char s[1024];
+    size_t n;
+    bool full;
 } text;
 
 static void put(text *b, const char *s, size_t n)
 {
-    if (b->oom)
+    if (b->full || n >= sizeof b->s - b->n) {
+        b->full = true;
         return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->n + n + 1 > cap)
-            cap *= 2;
-        char *g = realloc(b->s, cap);
-        if (!g) {
-            b->oom = true;
-            return;
-        }
-        b->s = g;
-        b->cap = cap;
     }
     memcpy(b->s + b->n, s, n);
     b->n += n;
@@ -171,6 +163,7 @@ static bool plain_op_text(const ip_trace *t, const ip_op *op, text *b)
         (op->value != IP_NONE && !small_integer(ip_str(t, op->value))))
         return false;
     b->n = 0;
+    b->full = false;
     put_lit(b, op->kind == IP_READ ? "{\"op\":\"read\",\"key\":"
                                    : "{\"op\":\"write\",\"key\":");
     put_string(b, ip_key_name(t, op->key));
@@ -183,15 +176,13 @@ static bool plain_op_text(const ip_trace *t, const ip_op *op, text *b)
         put_lit(b, ip_str(t, op->value));
     }
     put_lit(b, "}");
-    return !b->oom;
+    return !b->full;
 }
 
 static cJSON *op_json(const ip_trace *t, const ip_op *op, text *b)
 {
     if (plain_op_text(t, op, b))
         return cJSON_CreateRaw(b->s);
-    if (b->oom)
-        return NULL;
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
@@ -277,10 +268,11 @@ void *ip_trace_to_cjson(const ip_trace *t)
                                       ip_str(t, t->initial_name));
     cJSON *sessions = ok ? cJSON_AddArrayToObject(root, "sessions") : NULL;
     ok = sessions != NULL;
-    text b = {0};
+    text *b = malloc(sizeof *b);
+    ok = ok && b;
     for (uint32_t s = 0; ok && s < t->n_sessions; s++)
-        ok = ip_cjson_append(sessions, session_json(t, s, &b));
-    free(b.s);
+        ok = ip_cjson_append(sessions, session_json(t, s, b));
+    free(b);
     if (ok && add_versions(root, t) && add_extra(root, t, t->extra))
         return root;
     cJSON_Delete(root);
