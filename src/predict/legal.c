@@ -44,11 +44,11 @@ static bool alloc_legality(const ip_trace *obs, ip_legality *l)
 }
 
 /* Writer w of read event e is another committed transaction writing the
- * key (or the initial state).  The trace's own writer of a read event is
- * one (a read the reader could not resolve so is an anomaly, not an
- * event; test_extract.c checks it), so only a changed writer is looked
- * up: the search of w's written keys for every read of the run was a
- * twentieth of a TPC-C triage. */
+ * key (or the initial state).  The trace's own writer of a read event
+ * always is: a read whose writer the trace reader could not resolve is
+ * recorded as an anomaly, not as an event (test_extract.c checks it).
+ * So only a changed writer is looked up: searching w's written keys for
+ * every read of the run was a twentieth of a TPC-C triage. */
 static bool writes_key(const ip_trace *obs, uint32_t w, uint32_t e,
                        ip_error *err)
 {
