@@ -49,27 +49,28 @@ static Z3_ast read_lit(const ip_encoder *e, uint32_t i)
 
 /* Each literal and its negation, as the trail names them, in the table:
  * a trail entry is then decoded by its AST id alone.  The trail writes a
- * false literal x as (not x), hash-consed: the node made here, which the
- * context keeps alive, is the one the trail holds. */
-static bool make_table(ip_encoder *e, enc_trail *tr, Z3_ast *neg)
+ * false literal x as (not x), hash-consed: the node Z3_mk_not makes here
+ * (the same node each time; the context keeps it alive) is the one the
+ * trail holds.  False when too wide or out of memory. */
+static bool make_table(ip_encoder *e, enc_trail *tr)
 {
     uint32_t n = n_read_lits(e);
     unsigned lo = UINT32_MAX, hi = 0;
     for (uint32_t i = 0; i < n; i++) {
         Z3_ast a = read_lit(e, i);
-        neg[i] = NULL;
         if (!solver_decides(e, a))
             continue;
-        neg[i] = Z3_mk_not(e->z, a);
-        if (!neg[i])
+        Z3_ast neg = Z3_mk_not(e->z, a);
+        if (!neg)
             return false;
-        unsigned ids[2] = {Z3_get_ast_id(e->z, a), Z3_get_ast_id(e->z, neg[i])};
+        unsigned ids[2] = {Z3_get_ast_id(e->z, a), Z3_get_ast_id(e->z, neg)};
         for (int k = 0; k < 2; k++) {
             lo = ids[k] < lo ? ids[k] : lo;
             hi = ids[k] > hi ? ids[k] : hi;
         }
     }
-    if (lo > hi || hi - lo >= TRAIL_MAX_SPAN)
+    if (Z3_get_error_code(e->z) != Z3_OK || lo > hi ||
+        hi - lo >= TRAIL_MAX_SPAN)
         return false;
     tr->lo = lo;
     tr->span = hi - lo + 1;
@@ -79,30 +80,29 @@ static bool make_table(ip_encoder *e, enc_trail *tr, Z3_ast *neg)
     if (!tr->code || !tr->stamp || !tr->val)
         return false;
     for (uint32_t i = 0; i < n; i++) {
-        if (!neg[i])
+        Z3_ast a = read_lit(e, i), neg;
+        if (!solver_decides(e, a))
             continue;
-        unsigned pos = Z3_get_ast_id(e->z, read_lit(e, i)) - lo;
+        if (!(neg = Z3_mk_not(e->z, a)))
+            return false;
+        unsigned pos = Z3_get_ast_id(e->z, a) - lo;
         tr->code[pos] = (pos + 1) << 1 | 1;
-        tr->code[Z3_get_ast_id(e->z, neg[i]) - lo] = (pos + 1) << 1;
+        tr->code[Z3_get_ast_id(e->z, neg) - lo] = (pos + 1) << 1;
     }
-    return true;
+    return Z3_get_error_code(e->z) == Z3_OK;
 }
 
-/* The table and arrays; off when too wide or out of memory (models are
- * read then). */
+/* The table and arrays; off when they cannot be had (models are read
+ * then). */
 static void trail_open(ip_encoder *e, enc_trail *tr)
 {
     /* The rank formula's solver preprocesses (QF_IDL tactics): its trail
      * is over the rewritten formula. */
     tr->off = e->opts.encoding == IP_ENC_APPROX_RANK;
-    if (tr->off)
-        return;
-    Z3_ast *neg = malloc(((size_t)n_read_lits(e) + 1) * sizeof *neg);
-    if (!neg || !make_table(e, tr, neg) || Z3_get_error_code(e->z) != Z3_OK) {
+    if (!tr->off && !make_table(e, tr)) {
         enc_trail_free(tr);
         tr->off = true;
     }
-    free(neg);
 }
 
 /* Record the trail entry of AST id `id`: one of the table's literals or
