@@ -70,10 +70,9 @@ struct ip_encoder {
     pthread_mutex_t call;
     bool call_init, solving, hit;
 
-    /* the timeout of the solver's parameters, once set, and whether its
-     * arithmetic is Z3's dense difference-logic solver (encoder.c) */
+    /* the timeout of the solver's parameters, once set (encoder.c) */
     unsigned params_ms;
-    bool params_set, dense_dl;
+    bool params_set;
 
     /* relevant transactions */
     uint32_t *rel;            /* n_txns: dense index or IP_NONE */

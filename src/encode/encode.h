@@ -121,6 +121,10 @@ typedef struct ip_encode_opts {
     /* Keep the candidate writers that the forced pasts exclude (see
      * "Pruned candidates" in SEMANTICS.md); for tests that compare. */
     bool no_prune;
+    /* Solve the commit order with Z3's general LP solver even where the
+     * dense difference-logic solver would be chosen (encoder.c); for
+     * tests that compare the two. */
+    bool lp_arith;
     /* Read every model twice, off the solver's trail (how models are
      * read: trail.c) and through a Z3 model, and fail the solve when the
      * two disagree; for tests. */
@@ -178,6 +182,8 @@ typedef struct ip_encode_stats {
     double gen_seconds, solve_seconds; /* solve: summed over calls */
     uint32_t model_reads;     /* satisfiable solves that built a Z3 model
                                  (the others read the solver's trail) */
+    bool dense_dl;            /* the commit order is decided by Z3's dense
+                                 difference-logic solver (encoder.c) */
 } ip_encode_stats;
 
 typedef struct ip_encoder ip_encoder;

@@ -120,8 +120,6 @@ static bool open_solver(ip_encoder *e, ip_error *err)
 
 static uint32_t int_vars(const ip_encoder *e)
 {
-    if (e->opts.encoding == IP_ENC_APPROX_RANK)
-        return UINT32_MAX;    /* ranks: the QF_IDL solver's own choice */
     return e->opts.model == IP_LVL_SI ? 2 * e->n_rel
                                       : e->opts.lazy_weak ? 0 : e->n_rel;
 }
@@ -130,7 +128,7 @@ static uint32_t int_vars(const ip_encoder *e)
  * timeout) to p. */
 static void base_params(const ip_encoder *e, Z3_params p)
 {
-    if (e->dense_dl)
+    if (e->st.dense_dl)
         Z3_params_set_uint(e->z, p, Z3_mk_string_symbol(e->z, "arith.solver"),
                            3);
 }
@@ -142,8 +140,9 @@ static bool configure_solver(ip_encoder *e, ip_error *err)
     if (e->opts.encoding == IP_ENC_APPROX_RANK)
         return true;
     uint32_t vars = int_vars(e);
-    e->dense_dl = vars > 0 && vars <= DENSE_DL_MAX_VARS;
-    if (e->dense_dl) {
+    e->st.dense_dl = !e->opts.lp_arith && vars > 0 &&
+                     vars <= DENSE_DL_MAX_VARS;
+    if (e->st.dense_dl) {
         Z3_params p = Z3_mk_params(e->z);
         Z3_params_inc_ref(e->z, p);
         base_params(e, p);
