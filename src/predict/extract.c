@@ -143,27 +143,87 @@ static uint32_t value_written(const ip_trace *obs, uint32_t writer,
 }
 
 /* Add kept op o to history txn `h`. */
-static bool add_op(ip_builder *b, const ip_trace *obs, const ip_assignment *a,
-                   const uint32_t *ev_of_op, uint32_t o, uint32_t h,
-                   ip_error *err)
+/* The builder's ids of the observed trace's keys, value texts and
+ * transaction names, each looked up once per history instead of once per
+ * op (IP_NONE: not yet). */
+typedef struct id_cache {
+    uint32_t *key;            /* n_keys */
+    uint32_t *value;          /* n_strings */
+    uint32_t *name;           /* n_txns */
+} id_cache;
+
+static void id_cache_free(id_cache *c)
+{
+    free(c->key);
+    free(c->value);
+    free(c->name);
+}
+
+static uint32_t *unknown_ids(uint32_t n)
+{
+    uint32_t *a = malloc(((size_t)n + 1) * sizeof *a);
+    if (a)
+        memset(a, 0xff, ((size_t)n + 1) * sizeof *a);  /* IP_NONE */
+    return a;
+}
+
+static bool id_cache_init(id_cache *c, const ip_trace *obs)
+{
+    c->key = unknown_ids(obs->n_keys);
+    c->value = unknown_ids(obs->n_strings);
+    c->name = unknown_ids(obs->n_txns);
+    return c->key && c->value && c->name;
+}
+
+/* Each returns IP_NONE only when out of memory (or for no value). */
+static uint32_t key_id(ip_builder *b, id_cache *c, const ip_trace *obs,
+                       uint32_t k)
+{
+    if (c->key[k] == IP_NONE)
+        c->key[k] = ip_builder_key_id(b, ip_key_name(obs, k));
+    return c->key[k];
+}
+
+static uint32_t value_id(ip_builder *b, id_cache *c, const ip_trace *obs,
+                         uint32_t v)
+{
+    if (v != IP_NONE && c->value[v] == IP_NONE)
+        c->value[v] = ip_builder_value_id(b, ip_str(obs, v));
+    return v == IP_NONE ? IP_NONE : c->value[v];
+}
+
+static uint32_t name_id(ip_builder *b, id_cache *c, const ip_trace *obs,
+                        uint32_t x)
+{
+    if (c->name[x] == IP_NONE)
+        c->name[x] = ip_builder_name_id(b, ip_txn_name(obs, x));
+    return c->name[x];
+}
+
+static bool add_op(ip_builder *b, id_cache *c, const ip_trace *obs,
+                   const ip_assignment *a, const uint32_t *ev_of_op,
+                   uint32_t o, uint32_t h, ip_error *err)
 {
     const ip_op *op = &obs->ops[o];
-    const char *key = ip_key_name(obs, op->key);
-    if (op->kind == IP_WRITE)
-        return ip_builder_op(b, h, IP_WRITE, key, ip_str(obs, op->value),
-                             NULL, 0, err);
-    if (op->local)
-        return ip_builder_op(b, h, IP_READ, key, ip_str(obs, op->value),
-                             ip_txn_name(obs, op->txn), 0, err);
-    uint32_t e = ev_of_op[o];
-    uint32_t w = e == IP_NONE ? IP_NONE : a->writer[e];
-    if (w == IP_NONE || w >= obs->n_txns)
-        return ip_fail(err, "prediction: read of '%s' in '%s' is kept but "
-                       "the assignment gives it no writer", key,
-                       ip_txn_name(obs, op->txn));
-    uint32_t value = w == op->from ? op->value : value_written(obs, w, op->key);
-    return ip_builder_op(b, h, IP_READ, key, ip_str(obs, value),
-                         ip_txn_name(obs, w), 0, err);
+    uint32_t w = IP_NONE, value = op->value;
+    if (op->kind == IP_READ) {
+        uint32_t e = ev_of_op[o];
+        w = op->local ? op->txn : e == IP_NONE ? IP_NONE : a->writer[e];
+        if (w == IP_NONE || w >= obs->n_txns)
+            return ip_fail(err, "prediction: read of '%s' in '%s' is kept "
+                           "but the assignment gives it no writer",
+                           ip_key_name(obs, op->key),
+                           ip_txn_name(obs, op->txn));
+        if (!op->local && w != op->from)
+            value = value_written(obs, w, op->key);
+    }
+    uint32_t k = key_id(b, c, obs, op->key);
+    uint32_t v = value_id(b, c, obs, value);
+    uint32_t f = w == IP_NONE ? IP_NONE : name_id(b, c, obs, w);
+    if (k == IP_NONE || (value != IP_NONE && v == IP_NONE) ||
+        (w != IP_NONE && f == IP_NONE))
+        return ip_oom(err, "prediction: out of memory");
+    return ip_builder_op_ids(b, h, op->kind, k, v, f, err);
 }
 
 static bool alloc_map(ip_history_map *m, const ip_trace *obs)
@@ -195,9 +255,10 @@ static bool session_has_kept(const ip_trace *obs, uint32_t s,
 
 /* Declare the kept sessions, transactions and ops in observed order, so
  * that history txn ids follow declaration order (map->obs_txn). */
-static bool replay(ip_builder *b, const ip_trace *obs, const ip_assignment *a,
-                   const uint32_t *ev_of_op, const uint8_t *keep,
-                   const uint8_t *keep_txn, ip_history_map *m, ip_error *err)
+static bool replay(ip_builder *b, id_cache *c, const ip_trace *obs,
+                   const ip_assignment *a, const uint32_t *ev_of_op,
+                   const uint8_t *keep, const uint8_t *keep_txn,
+                   ip_history_map *m, ip_error *err)
 {
     for (uint32_t s = 0; s < obs->n_sessions; s++) {
         if (!session_has_kept(obs, s, keep_txn))
@@ -225,7 +286,7 @@ static bool replay(ip_builder *b, const ip_trace *obs, const ip_assignment *a,
             for (uint32_t o = x->op_first; o < x->op_first + x->op_count; o++) {
                 if (!keep[o])
                     continue;
-                if (!add_op(b, obs, a, ev_of_op, o, h, err) ||
+                if (!add_op(b, c, obs, a, ev_of_op, o, h, err) ||
                     !ip_builder_extra(b, IP_EXTRA_OP, h,
                                       ip_str(obs, ip_op_extra(obs, o)), err))
                     return false;
@@ -259,12 +320,18 @@ static ip_trace *build(const ip_trace *obs, const ip_assignment *a,
 {
     ip_builder *b = ip_builder_new("prediction", ip_str(obs, obs->initial_name),
                                    IP_STRICT);
-    if (!b) {
+    id_cache c;
+    if (!id_cache_init(&c, obs) || !b) {
+        id_cache_free(&c);
+        ip_builder_free(b);
         ip_oom(err, "prediction: out of memory");
         return NULL;
     }
-    if (!ip_builder_extra(b, IP_EXTRA_TRACE, 0, ip_str(obs, obs->extra), err) ||
-        !replay(b, obs, a, ev_of_op, keep, keep_txn, m, err)) {
+    bool ok = ip_builder_extra(b, IP_EXTRA_TRACE, 0, ip_str(obs, obs->extra),
+                               err) &&
+              replay(b, &c, obs, a, ev_of_op, keep, keep_txn, m, err);
+    id_cache_free(&c);
+    if (!ok) {
         ip_builder_free(b);
         return NULL;
     }

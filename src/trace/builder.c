@@ -399,6 +399,30 @@ uint32_t bld_intern_name(ip_builder *b, const char *s)
     return intern_name_len(b, s, strlen(s));
 }
 
+/* The key index of key[0, klen) (NULL: ""); IP_NONE when out of memory.
+ * Decimal keys and values (plume and dbcop histories converted to JSON,
+ * text format keys) take the number caches: the same ids as their text,
+ * without hashing it. */
+static uint32_t key_id_len(ip_builder *b, const char *key, size_t klen)
+{
+    if (!key)
+        key = "", klen = 0;
+    uint64_t n;
+    if (decimal(key, klen, UINT64_MAX / 2, &n))
+        return number_id(b, n, true);
+    uint32_t ksid = intern_len(b, key, klen);
+    return ksid == IP_NONE ? IP_NONE : key_index(b, ksid);
+}
+
+/* The sid of value text value[0, vlen); IP_NONE when out of memory. */
+static uint32_t value_id_len(ip_builder *b, const char *value, size_t vlen)
+{
+    uint64_t n;
+    return decimal(value, vlen, IP_STRING_VALUES, &n) ? number_id(b, n, false)
+                                                      : intern_len(b, value,
+                                                                   vlen);
+}
+
 /* key[0, klen) (NULL: "") and value[0, vlen) (NULL: none) as ids, then
  * the op. */
 static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
@@ -406,22 +430,9 @@ static bool add_op(ip_builder *b, uint32_t txn, ip_op_kind kind,
                    size_t vlen, bld_from from_kind, uint32_t from,
                    uint32_t line, ip_error *err)
 {
-    if (!key)
-        key = "", klen = 0;
-    /* decimal keys and values (plume and dbcop histories converted to
-     * JSON, text format keys) take the number caches: the same ids as
-     * their text, without hashing it */
-    uint64_t n;
-    uint32_t k, vsid = IP_NONE;
-    if (decimal(key, klen, UINT64_MAX / 2, &n)) {
-        k = number_id(b, n, true);
-    } else {
-        uint32_t ksid = intern_len(b, key, klen);
-        k = ksid == IP_NONE ? IP_NONE : key_index(b, ksid);
-    }
+    uint32_t k = key_id_len(b, key, klen), vsid = IP_NONE;
     if (value)
-        vsid = decimal(value, vlen, IP_STRING_VALUES, &n)
-                   ? number_id(b, n, false) : intern_len(b, value, vlen);
+        vsid = value_id_len(b, value, vlen);
     if (k == IP_NONE || (value && vsid == IP_NONE))
         return oom(err), false;
     return append_op(b, txn, kind, k, vsid, from_kind, from, line, err);
@@ -486,6 +497,33 @@ bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
 {
     return add_op(b, txn, kind, key, len_of(key), value, len_of(value),
                   BLD_FROM_HANDLE, from_txn, line, err);
+}
+
+uint32_t ip_builder_key_id(ip_builder *b, const char *key)
+{
+    return key_id_len(b, key, len_of(key));
+}
+
+uint32_t ip_builder_value_id(ip_builder *b, const char *value)
+{
+    return value ? value_id_len(b, value, strlen(value)) : IP_NONE;
+}
+
+uint32_t ip_builder_name_id(ip_builder *b, const char *name)
+{
+    return intern_name_len(b, name, strlen(name));
+}
+
+bool ip_builder_op_ids(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                       uint32_t key, uint32_t value, uint32_t from,
+                       ip_error *err)
+{
+    if (key >= b->n_keys || (value != IP_NONE && value >= b->in.n) ||
+        (from != IP_NONE && from >= b->in.n))
+        return ip_fail(err, "%s: op with an id this builder did not give",
+                       b->file);
+    return append_op(b, txn, kind, key, value, BLD_FROM_SID,
+                     kind == IP_READ ? from : IP_NONE, 0, err);
 }
 
 void ip_builder_signed_numbers(ip_builder *b)

@@ -395,6 +395,22 @@ bool ip_builder_op_from_id(ip_builder *b, uint32_t txn, ip_op_kind kind,
                            const char *key, const char *value,
                            uint32_t from_txn, uint32_t line, ip_error *err);
 
+/* Ops by ids, for a caller that adds many ops over few texts (a
+ * prediction's history is rebuilt from its observed trace for every
+ * candidate): the builder's id of a key, of a value text and of a
+ * transaction name (what ip_builder_op would intern; IP_NONE only when
+ * out of memory, or for a NULL value), each valid for this builder only,
+ * then ops from them.  ip_builder_op_ids(b, t, kind, k, v, f, err) is
+ * ip_builder_op(b, t, kind, key, value, from, 0, err) for k, v, f the ids
+ * of key, value and from (v, f IP_NONE for NULL).  False with err set
+ * for an id this builder did not give. */
+uint32_t ip_builder_key_id(ip_builder *b, const char *key);
+uint32_t ip_builder_value_id(ip_builder *b, const char *value);
+uint32_t ip_builder_name_id(ip_builder *b, const char *name);
+bool ip_builder_op_ids(ip_builder *b, uint32_t txn, ip_op_kind kind,
+                       uint32_t key, uint32_t value, uint32_t from,
+                       ip_error *err);
+
 /* Same, with key and value given as 64-bit integers (plume, awdit-test,
  * dbcop, Cobra): the key's text is its decimal, the value's its JSON
  * scalar text (from 10^15 on a JSON string: IP_STRING_VALUES).

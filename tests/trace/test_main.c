@@ -91,6 +91,7 @@ int main(void)
     add_json_plain_tests(s);
     add_json_feed_tests(s);
     add_elle_tests(s);
+    add_builder_id_tests(s);
     add_binary_tests();
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

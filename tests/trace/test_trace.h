@@ -32,5 +32,6 @@ void add_json_order_tests(CU_pSuite s);
 void add_json_plain_tests(CU_pSuite s);
 void add_json_feed_tests(CU_pSuite s);
 void add_elle_tests(CU_pSuite s);
+void add_builder_id_tests(CU_pSuite s);
 
 #endif
