@@ -175,29 +175,15 @@ static bool id_cache_init(id_cache *c, const ip_trace *obs)
     return c->key && c->value && c->name;
 }
 
-/* Each returns IP_NONE only when out of memory (or for no value). */
-static uint32_t key_id(ip_builder *b, id_cache *c, const ip_trace *obs,
-                       uint32_t k)
+/* The builder's id of text, from its cache slot once it is there;
+ * IP_NONE only when out of memory. */
+static uint32_t cached(uint32_t *slot, ip_builder *b,
+                       uint32_t (*id)(ip_builder *, const char *),
+                       const char *text)
 {
-    if (c->key[k] == IP_NONE)
-        c->key[k] = ip_builder_key_id(b, ip_key_name(obs, k));
-    return c->key[k];
-}
-
-static uint32_t value_id(ip_builder *b, id_cache *c, const ip_trace *obs,
-                         uint32_t v)
-{
-    if (v != IP_NONE && c->value[v] == IP_NONE)
-        c->value[v] = ip_builder_value_id(b, ip_str(obs, v));
-    return v == IP_NONE ? IP_NONE : c->value[v];
-}
-
-static uint32_t name_id(ip_builder *b, id_cache *c, const ip_trace *obs,
-                        uint32_t x)
-{
-    if (c->name[x] == IP_NONE)
-        c->name[x] = ip_builder_name_id(b, ip_txn_name(obs, x));
-    return c->name[x];
+    if (*slot == IP_NONE)
+        *slot = id(b, text);
+    return *slot;
 }
 
 static bool add_op(ip_builder *b, id_cache *c, const ip_trace *obs,
@@ -217,9 +203,15 @@ static bool add_op(ip_builder *b, id_cache *c, const ip_trace *obs,
         if (!op->local && w != op->from)
             value = value_written(obs, w, op->key);
     }
-    uint32_t k = key_id(b, c, obs, op->key);
-    uint32_t v = value_id(b, c, obs, value);
-    uint32_t f = w == IP_NONE ? IP_NONE : name_id(b, c, obs, w);
+    uint32_t k = cached(&c->key[op->key], b, ip_builder_key_id,
+                        ip_key_name(obs, op->key));
+    uint32_t v = value == IP_NONE ? IP_NONE
+                                  : cached(&c->value[value], b,
+                                           ip_builder_value_id,
+                                           ip_str(obs, value));
+    uint32_t f = w == IP_NONE ? IP_NONE
+                              : cached(&c->name[w], b, ip_builder_name_id,
+                                       ip_txn_name(obs, w));
     if (k == IP_NONE || (value != IP_NONE && v == IP_NONE) ||
         (w != IP_NONE && f == IP_NONE))
         return ip_oom(err, "prediction: out of memory");

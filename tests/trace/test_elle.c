@@ -105,11 +105,7 @@ static void test_vector_same_as_lines(void)
     ip_trace *a = edn(RW, IP_STRICT), *b = edn(vec, IP_STRICT);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    char why[256] = "";
-    bool same = trace_equal(a, b, why, sizeof why);
-    if (!same)
-        fprintf(stderr, "\n  %s\n", why);
-    CU_ASSERT_TRUE(same);
+    expect_same_trace(a, b);
     ip_trace_free(a);
     ip_trace_free(b);
 }

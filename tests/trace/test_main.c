@@ -1,6 +1,7 @@
 /* test_main.c - runner and shared helpers of the tests/trace unit tests. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_trace.h"
+#include "trace_equal.h"
 
 #include <CUnit/Basic.h>
 #include <stdio.h>
@@ -75,6 +76,15 @@ void expect_read_error(ip_format fmt, const char *src, const char *where,
         fprintf(stderr, "\n  input: %s\n  got:   %s\n  want:  %s ... %s\n",
                 src, err.msg, where, what);
     CU_ASSERT_TRUE(ok);
+}
+
+void expect_same_trace(const ip_trace *a, const ip_trace *b)
+{
+    char why[256] = "";
+    bool same = trace_equal(a, b, why, sizeof why);
+    if (!same)
+        fprintf(stderr, "\n  %s\n", why);
+    CU_ASSERT_TRUE(same);
 }
 
 int main(void)

@@ -70,11 +70,7 @@ static void test_text_plain_lines(void)
     ip_trace *b = read_ok(IP_FMT_ISOPREDICT_TEXT, spaced);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    char why[256] = "";
-    bool same = trace_equal(a, b, why, sizeof why);
-    if (!same)
-        fprintf(stderr, "\n  %s\n", why);
-    CU_ASSERT_TRUE(same);
+    expect_same_trace(a, b);
     CU_ASSERT_STRING_EQUAL(writer_of(a, "2, 0", "k:1 z"), "3, 5000000000");
     ip_trace_free(a);
     ip_trace_free(b);

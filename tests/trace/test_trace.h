@@ -22,6 +22,10 @@ const char *writer_of(const ip_trace *t, const char *reader, const char *key);
 void expect_read_error(ip_format fmt, const char *src, const char *where,
                        const char *what);
 
+/* Assert that a and b are equal (trace_equal), printing the first
+ * difference when they are not. */
+void expect_same_trace(const ip_trace *a, const ip_trace *b);
+
 void add_corpus_tests(CU_pSuite s);
 void add_reader_tests(CU_pSuite s);
 void add_output_tests(CU_pSuite s);
