@@ -111,11 +111,11 @@ static bool open_solver(ip_encoder *e, ip_error *err)
 /* Integer variables up to which the commit order is solved by Z3's dense
  * difference-logic solver (arith.solver 3).  Every arithmetic atom of
  * the eager formulas is co(a) < co(b) or st(a) < co(b) (weak.c, si.c),
- * which that solver decides on a matrix of all pairs: on windows (up to
- * a few hundred variables) TPC-C triage runs 12-30 % faster than with
- * the default LP solver (bench/predict/RESULTS.md, "Difference logic for
- * the commit order").  The matrix is quadratic in the variables, so a
- * larger formula keeps the default. */
+ * which that solver decides on a matrix of all pairs: on windows (a few
+ * dozen transactions) TPC-C triage runs 14-19 % faster than with the
+ * default LP solver, si triage 30-48 % (bench/predict/RESULTS.md,
+ * "Difference logic for the commit order").  The matrix is quadratic in
+ * the variables, so a larger formula keeps the default. */
 #define DENSE_DL_MAX_VARS 512
 
 static uint32_t int_vars(const ip_encoder *e)
@@ -133,8 +133,8 @@ static void base_params(const ip_encoder *e, Z3_params p)
                            3);
 }
 
-/* Once the relevant transactions are known and before anything is
- * asserted. */
+/* Once the relevant transactions are known (enc_index asserts nothing)
+ * and before anything is asserted. */
 static bool configure_solver(ip_encoder *e, ip_error *err)
 {
     if (e->opts.encoding == IP_ENC_APPROX_RANK)
@@ -258,7 +258,8 @@ ip_encoder *ip_encoder_new(const ip_trace *obs, const ip_encode_opts *opts,
     bool ok = (e->call_init ||
                ip_fail(err, "encode: cannot create a mutex")) &&
               open_solver(e, err) && enc_index(e, err) &&
-              configure_solver(e, err) && enc_feasible(e, err) && phase_ok(e, err) &&
+              configure_solver(e, err) &&
+              enc_feasible(e, err) && phase_ok(e, err) &&
               enc_wr_pairs(e, err) && phase_ok(e, err) &&
               enc_weak(e, err) && phase_ok(e, err) &&
               (opts->encoding != IP_ENC_APPROX_RANK ||
