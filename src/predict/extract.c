@@ -142,10 +142,10 @@ static uint32_t value_written(const ip_trace *obs, uint32_t writer,
     return IP_NONE;
 }
 
-/* Add kept op o to history txn `h`. */
 /* The builder's ids of the observed trace's keys, value texts and
  * transaction names, each looked up once per history instead of once per
- * op (IP_NONE: not yet). */
+ * op: slot id + 1, 0 not yet (calloc'ed, so an array over a whole cut's
+ * strings costs only the pages a history touches). */
 typedef struct id_cache {
     uint32_t *key;            /* n_keys */
     uint32_t *value;          /* n_strings */
@@ -159,33 +159,27 @@ static void id_cache_free(id_cache *c)
     free(c->name);
 }
 
-static uint32_t *unknown_ids(uint32_t n)
-{
-    uint32_t *a = malloc(((size_t)n + 1) * sizeof *a);
-    if (a)
-        memset(a, 0xff, ((size_t)n + 1) * sizeof *a);  /* IP_NONE */
-    return a;
-}
-
 static bool id_cache_init(id_cache *c, const ip_trace *obs)
 {
-    c->key = unknown_ids(obs->n_keys);
-    c->value = unknown_ids(obs->n_strings);
-    c->name = unknown_ids(obs->n_txns);
+    c->key = calloc((size_t)obs->n_keys + 1, sizeof *c->key);
+    c->value = calloc((size_t)obs->n_strings + 1, sizeof *c->value);
+    c->name = calloc((size_t)obs->n_txns + 1, sizeof *c->name);
     return c->key && c->value && c->name;
 }
 
 /* The builder's id of text, from its cache slot once it is there;
- * IP_NONE only when out of memory. */
+ * IP_NONE only when out of memory (the slot stays 0 then: IP_NONE + 1
+ * wraps to it). */
 static uint32_t cached(uint32_t *slot, ip_builder *b,
                        uint32_t (*id)(ip_builder *, const char *),
                        const char *text)
 {
-    if (*slot == IP_NONE)
-        *slot = id(b, text);
-    return *slot;
+    if (*slot == 0)
+        *slot = id(b, text) + 1;
+    return *slot - 1;
 }
 
+/* Add kept op o to history txn `h`. */
 static bool add_op(ip_builder *b, id_cache *c, const ip_trace *obs,
                    const ip_assignment *a, const uint32_t *ev_of_op,
                    uint32_t o, uint32_t h, ip_error *err)
