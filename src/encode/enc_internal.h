@@ -169,6 +169,10 @@ static inline bool enc_key_shared(const ip_trace *t, uint32_t k)
 
 /* ---- structure (index.c) ---- */
 bool enc_index(ip_encoder *e, ip_error *err);
+/* rank[q] for every key_writer entry q: its writer's place among its
+ * key's writers ordered by pos (pos[w] for w > 0; txn 0 counts as 0),
+ * ties by their place in the list.  False when out of memory. */
+bool enc_rank_writers(const ip_trace *t, const uint32_t *pos, uint32_t *rank);
 
 
 static inline uint32_t pair(const ip_encoder *e, uint32_t a, uint32_t b)

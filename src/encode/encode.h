@@ -298,6 +298,19 @@ bool ip_encoder_can_state(const ip_encoder *enc, const ip_fact *f);
 bool ip_encoder_set_fill(ip_encoder *enc, const uint32_t *order, uint32_t n,
                          ip_error *err);
 
+/* Require every later model's history to have a cycle in its dependency
+ * graph under the version order of `order` (observed txn ids; each key's
+ * writers ordered by their place in it, txn 0 first, unnamed ones last):
+ * so, wr, each writer to the next writer of the key, each read to the
+ * writer after its writer.  Every unserializable history has one, for any
+ * order (cycle.c says why), so nothing a search wants is lost; with a
+ * serial order of the observed trace, only a changed read can close a
+ * cycle, and the serializable candidates whose changed reads lead nowhere
+ * are never proposed.  The graph keeps the edges of left-out
+ * transactions (a weaker condition, cheaper to state). */
+bool ip_encoder_require_cycle(ip_encoder *enc, const uint32_t *order,
+                              uint32_t n, ip_error *err);
+
 void ip_encoder_stats(const ip_encoder *enc, ip_encode_stats *out);
 
 /* The version of the Z3 library in use ("4.8.12.0") into buf (n bytes). */

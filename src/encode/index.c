@@ -57,12 +57,8 @@ static int cmp_u64(const void *a, const void *b)
     return *x < *y ? -1 : *x > *y;
 }
 
-/* rank[q]: the writers of each key ordered by observed position, then by
- * their place in the list. */
-static bool rank_writers(const ip_encoder *e, uint32_t *rank)
+bool enc_rank_writers(const ip_trace *t, const uint32_t *pos, uint32_t *rank)
 {
-    const ip_trace *t = e->tr;
-    const uint32_t *pos = e->opts.order_pos;
     uint32_t max = 0;
     for (uint32_t k = 0; k < t->n_keys; k++) {
         uint32_t n = t->key_writer_first[k + 1] - t->key_writer_first[k];
@@ -96,7 +92,8 @@ static bool stale_build(const ip_encoder *e, stale_ranges *r)
     r->rank = malloc(sizeof *r->rank * (t->key_writer_first[t->n_keys] + 1));
     r->lo = malloc(sizeof *r->lo * (t->n_events + 1));
     r->hi = malloc(sizeof *r->hi * (t->n_events + 1));
-    if (!r->rank || !r->lo || !r->hi || !rank_writers(e, r->rank))
+    if (!r->rank || !r->lo || !r->hi ||
+        !enc_rank_writers(t, e->opts.order_pos, r->rank))
         return false;
     for (uint32_t v = 0; v < t->n_events; v++) {
         const ip_event *ev = &t->events[v];
@@ -373,11 +370,12 @@ enum { BYTES_PER_LITERAL = 300 };
  * (no index is built: on a trace with thousands of writers per key the
  * candidate lists themselves take gigabytes).  Every read of a shared key
  * counts as its own group with every writer of the key as a candidate;
- * the terms are those that dominate on real traces: candidate choice,
- * the arbitration clauses per read, writer and other writer of its key,
- * and for causal the hb closure's clauses per candidate edge and
- * relevant transaction, for si the conflict rule per pair of writers of a
- * key (the last three not with lazy_weak). */
+ * the terms are those that dominate on real traces: candidate choice and
+ * its two edges in the required cycle (cycle.c), the arbitration clauses
+ * per read, writer and other writer of its key, and for causal the hb
+ * closure's clauses per candidate edge and relevant transaction, for si
+ * the conflict rule per pair of writers of a key (the last three not with
+ * lazy_weak). */
 bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
                          ip_encode_estimate *out, ip_error *err)
 {
@@ -403,7 +401,7 @@ bool ip_encoder_estimate(const ip_trace *obs, const ip_encode_opts *opts,
         uint64_t c = opts->staleness && 2ull * opts->staleness + 1 < w
                          ? 2ull * opts->staleness + 1 : w;
         cand += c;
-        lits += (strict ? 6 : 8) * c;
+        lits += (strict ? 8 : 10) * c;
         if (lazy)
             continue;
         if (opts->model == IP_LVL_CAUSAL)

@@ -492,11 +492,14 @@ static bool require_change(problem *pb, ip_encoder *enc)
 }
 
 /* When the observed trace is serializable (the usual case: the test run
- * passed), two facts make the search loop much shorter: some read must
- * change, and a serial order of the observed trace completes every
- * refuted order - candidates are the observed trace with a few reads
- * changed, so its order tends to fit the transactions a candidate leaves
- * out.  Otherwise neither is claimed. */
+ * passed), its serial order makes the search loop much shorter: some read
+ * must change; a history's dependency graph under that order's version
+ * order must have a cycle, which only changed reads can close (the
+ * candidates whose changes lead nowhere were most serializable ones a
+ * bounded search refuted, smallbank 10x100: 16,500 of 22,800 solver
+ * calls); and the order completes every refuted order - candidates are
+ * the observed trace with a few reads changed, so it tends to fit the
+ * transactions a candidate leaves out.  Otherwise none is claimed. */
 static bool use_observed_order(problem *pb, ip_encoder *enc)
 {
     unsigned ms;
@@ -509,9 +512,11 @@ static bool use_observed_order(problem *pb, ip_encoder *enc)
     bool ok = true;
     if (r == IP_CHECK_OK) {
         ok = require_change(pb, enc) &&
-             ip_encoder_set_fill(enc, v.order, v.n_order, pb->err);
-        progress(pb, "observed trace is serializable: some read must change, "
-                 "and its serial order completes refuted orders");
+             ip_encoder_set_fill(enc, v.order, v.n_order, pb->err) &&
+             ip_encoder_require_cycle(enc, v.order, v.n_order, pb->err);
+        progress(pb, "observed trace is serializable: some read must "
+                 "change and close a cycle under its version order, and its "
+                 "serial order completes refuted orders");
     } else {
         progress(pb, "observed trace is %s: predictions may leave every read "
                  "unchanged", r == IP_CHECK_VIOLATION

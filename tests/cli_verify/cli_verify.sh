@@ -107,7 +107,7 @@ mutants)
     # a changed read given another writer: the history is not the file's
     mutant "$P" '(.prediction.witness.reads[] | select(.transaction == "s1.0"
                   and .key == "s22:qty") | .writer) = "s3.0"' \
-        "dropped transactions; 2 happen after a boundary transaction"
+        "happens-before is cyclic inside the boundary"
     # ... or a writer that does not write the key
     mutant "$P" '(.prediction.witness.reads[] | select(.transaction == "s1.0"
                   and .key == "s22:qty") | .writer) = "s2.0"' \
