@@ -3,74 +3,90 @@
  * cycle (ip_encoder_require_cycle in encode.h).
  *
  * Why it holds: fix, per key, a total order << of its writers.  The
- * graph has so, wr, ww (each writer to the next one by <<) and rw (a
- * reader to the writer that follows its writer by <<).  If it is acyclic,
- * any topological order is a serial order: a read of k from w sees no
- * other write of k in between, since writers before w reach w along the
- * ww chain and writers after w are reached from the reader through its rw
- * edge and the chain.  So an unserializable history has a cycle, whatever
- * << is.  With << the observed serial order, so, ww and the observed
- * reads' edges all point forward in it: a cycle needs a changed read (a
- * stale read's rw edge or a read of a later write points backward) and a
- * way back from it.  A history that only changes reads nothing leads
- * back to - the bulk of the serializable candidates of a bounded search,
- * which the caller would otherwise refute one serial order at a time -
- * has no such cycle, and the solver stops proposing it.
+ * graph has so, wr, ww (each writer to the writers after it by <<) and rw
+ * (a reader to the writers after its writer by <<, itself excepted).  If
+ * it is acyclic, any topological order is a serial order: a read of k
+ * from w sees no other write of k in between, since writers before w
+ * precede w and writers after w follow the reader.  So an unserializable
+ * history has a cycle, whatever << is.  With << the observed serial
+ * order, so, ww and the observed reads' edges all point forward in it: a
+ * cycle needs a changed read (a stale read's rw edge or a read of a later
+ * write points backward) and a way back from it.  A history whose changed
+ * reads lead nowhere back - the bulk of the serializable candidates of a
+ * bounded search, which the caller would otherwise refute one serial
+ * order at a time - has no such cycle, and the solver stops proposing it.
  *
- * The graph is over-approximated where that is cheaper: edges of
- * transactions and writes the history leaves out stay in (more edges only
- * weaken the condition).  The cycle itself is "a nonempty set of
- * transactions each with an edge to one in the set": in a finite graph
- * such a set holds a cycle, and a cycle is such a set. */
+ * The graph is the history's own: its edges need the transactions and
+ * writes they join to be kept.  The cycle itself is "a nonempty set of
+ * nodes each with an edge to one in the set": in a finite graph such a
+ * set holds a cycle, and a cycle is such a set. */
 #include "enc_internal.h"
 
 #include <stdlib.h>
 
 typedef struct dep_edge {
-    uint32_t src, dst;        /* relevant indices */
+    uint32_t src, dst;        /* nodes (see slot_node) */
     Z3_ast act;               /* the edge is in the history's graph */
 } dep_edge;
 
 typedef struct edge_list {
     dep_edge *a;
-    uint32_t n;
+    uint32_t n, cap;
+    bool oom;
 } edge_list;
 
 static void add_edge(const ip_encoder *e, edge_list *l, uint32_t src,
                      uint32_t dst, Z3_ast act)
 {
-    if (src == 0 || dst == 0 || src == dst || src == IP_NONE ||
-        dst == IP_NONE || lit_is_false(e, act))
+    if (src == 0 || dst == 0 || src == dst || lit_is_false(e, act))
         return;               /* txn 0 has no edge in: never on a cycle */
+    if (l->n == l->cap && !ip_grow((void **)&l->a, &l->cap, sizeof *l->a)) {
+        l->oom = true;
+        return;
+    }
     l->a[l->n++] = (dep_edge){src, dst, act};
 }
 
-/* next[q]: the writer after key_writer[q] in its key's version order by
- * pos, IP_NONE for the last. */
-static bool next_writers(const ip_trace *t, const uint32_t *pos,
-                         uint32_t *next)
+/* Each key's writers in the version order: rank[q] is key_writer[q]'s
+ * place, next[q] the slot of the writer after it (IP_NONE for the last). */
+typedef struct version_order {
+    uint32_t *rank, *next;
+} version_order;
+
+static bool version_order_of(const ip_trace *t, const uint32_t *pos,
+                             version_order *vo)
 {
     uint32_t total = t->key_writer_first[t->n_keys];
-    uint32_t *rank = malloc(sizeof *rank * (total + 1));
     uint32_t *slot = malloc(sizeof *slot * (total + 1));
-    bool ok = rank && slot && enc_rank_writers(t, pos, rank);
+    vo->rank = malloc(sizeof *vo->rank * (total + 1));
+    vo->next = malloc(sizeof *vo->next * (total + 1));
+    bool ok = slot && vo->rank && vo->next &&
+              enc_rank_writers(t, pos, vo->rank);
     for (uint32_t k = 0; ok && k < t->n_keys; k++) {
         uint32_t f = t->key_writer_first[k], n = t->key_writer_first[k + 1] - f;
         for (uint32_t i = 0; i < n; i++)
-            slot[f + rank[f + i]] = f + i;
+            slot[f + vo->rank[f + i]] = f + i;
         for (uint32_t r = 0; r < n; r++)
-            next[slot[f + r]] = r + 1 < n ? t->key_writer[slot[f + r + 1]]
-                                          : IP_NONE;
+            vo->next[slot[f + r]] = r + 1 < n ? slot[f + r + 1] : IP_NONE;
     }
-    free(rank);
     free(slot);
     return ok;
 }
 
-/* so between consecutive relevant transactions of a session (the others
- * touch no shared key), and the ww chains. */
-static void static_edges(const ip_encoder *e, const uint32_t *next,
-                         edge_list *l)
+/* Nodes: relevant transactions (their dense index), then one per
+ * key_writer slot: the point of the key's version order just after that
+ * write.  A point leads to the next point and to the next writer, a
+ * writer to the point after its write, when the write is in the history:
+ * a path along the version order enters only writers the history keeps.
+ * A transaction the history drops has no edge out (so, wr and rw edges
+ * all need both ends kept). */
+static uint32_t slot_node(const ip_encoder *e, uint32_t q)
+{
+    return e->n_rel + q;
+}
+
+static void order_edges(ip_encoder *e, const version_order *vo,
+                        edge_list *l)
 {
     const ip_trace *t = e->tr;
     for (uint32_t s = 0; s < t->n_sessions; s++) {
@@ -81,7 +97,8 @@ static void static_edges(const ip_encoder *e, const uint32_t *next,
             if (e->rel[x] == IP_NONE)
                 continue;
             if (prev != IP_NONE)
-                add_edge(e, l, e->rel[prev], e->rel[x], e->t);
+                add_edge(e, l, e->rel[prev], e->rel[x],
+                         enc_txn_present(e, x));
             prev = x;
         }
     }
@@ -89,43 +106,69 @@ static void static_edges(const ip_encoder *e, const uint32_t *next,
         if (!enc_key_shared(t, k))
             continue;
         for (uint32_t q = t->key_writer_first[k];
-             q < t->key_writer_first[k + 1]; q++)
-            if (next[q] != IP_NONE)
-                add_edge(e, l, e->rel[t->key_writer[q]], e->rel[next[q]],
-                         e->t);
+             q < t->key_writer_first[k + 1]; q++) {
+            uint32_t w = t->key_writer[q], n = vo->next[q];
+            if (w != IP_INIT_TXN)
+                add_edge(e, l, e->rel[w], slot_node(e, q),
+                         enc_write_exists(e, w, k));
+            if (n == IP_NONE)
+                continue;
+            add_edge(e, l, slot_node(e, q), slot_node(e, n), e->t);
+            add_edge(e, l, slot_node(e, q), e->rel[t->key_writer[n]],
+                     enc_write_exists(e, t->key_writer[n], k));
+        }
     }
 }
 
-/* wr from each possible writer, rw from each read group to the writer
- * after the one it reads (its own write, if that is next, is a step of
- * the chain it continues from). */
-static void read_edges(const ip_encoder *e, const uint32_t *next,
+/* rw of group g reading from slot q's writer (wr its literal): to every
+ * writer after it but g's own transaction.  When that one writes the key
+ * later in the order, the writers in between get an edge each and the
+ * rest are reached from the point after its own write; else the point
+ * after q leads to them all. */
+static void rw_edges(ip_encoder *e, const version_order *vo,
+                     const enc_group *g, uint32_t q, Z3_ast wr, edge_list *l)
+{
+    const ip_trace *t = e->tr;
+    uint32_t own = IP_NONE;
+    if (ip_write_event(t, g->txn, g->key) != IP_NONE)
+        own = ip_lower_bound(t->key_writer, t->key_writer_first[g->key],
+                             t->key_writer_first[g->key + 1], g->txn);
+    if (own == IP_NONE || vo->rank[own] < vo->rank[q]) {
+        add_edge(e, l, e->rel[g->txn], slot_node(e, q), wr);
+        return;
+    }
+    for (uint32_t p = vo->next[q]; p != own; p = vo->next[p]) {
+        uint32_t w = t->key_writer[p];
+        add_edge(e, l, e->rel[g->txn], e->rel[w],
+                 lit_and2(e, wr, enc_write_exists(e, w, g->key)));
+    }
+    add_edge(e, l, e->rel[g->txn], slot_node(e, own), wr);
+}
+
+static void read_edges(ip_encoder *e, const version_order *vo,
                        edge_list *l)
 {
     const ip_trace *t = e->tr;
     for (uint32_t r = 1; r < e->n_rel; r++)
         for (uint32_t i = e->wr_first[r]; i < e->wr_first[r + 1]; i++)
             add_edge(e, l, e->wr_src[i], r, e->wr_h[i]);
-    for (uint32_t gi = 0; gi < e->n_groups; gi++) {
+    for (uint32_t gi = 0; gi < e->n_groups && !l->oom; gi++) {
         const enc_group *g = &e->groups[gi];
         for (uint32_t i = 0; i < g->cand_count; i++) {
-            uint32_t w = e->gcand[g->cand_first + i];
             uint32_t q = ip_lower_bound(t->key_writer,
                                         t->key_writer_first[g->key],
-                                        t->key_writer_first[g->key + 1], w);
-            uint32_t y = next[q];
-            if (y != IP_NONE && y != g->txn)
-                add_edge(e, l, e->rel[g->txn], e->rel[y],
-                         e->gwr_hist[g->wr_first + i]);
+                                        t->key_writer_first[g->key + 1],
+                                        e->gcand[g->cand_first + i]);
+            rw_edges(e, vo, g, q, e->gwr_hist[g->wr_first + i], l);
         }
     }
 }
 
 /* oc[v] => some edge out of v is in the graph and leads to a w with
- * oc[w]; some oc[v]. */
-static bool assert_cycle(ip_encoder *e, const edge_list *l)
+ * oc[w]; some oc[v] of a transaction (the version order's points alone
+ * hold no cycle). */
+static bool assert_cycle(ip_encoder *e, const edge_list *l, uint32_t n)
 {
-    uint32_t n = e->n_rel;
     uint32_t *first = calloc((size_t)n + 2, sizeof *first);
     dep_edge *by_src = malloc(sizeof *by_src * (l->n + 1));
     Z3_ast *oc = malloc(sizeof *oc * (n + 1));
@@ -142,7 +185,8 @@ static bool assert_cycle(ip_encoder *e, const edge_list *l)
     if (ok)
         first[0] = 0;
     for (uint32_t v = 1; ok && v < n; v++)
-        oc[v] = lit_var(e, "oc", e->relv[v], 0);
+        oc[v] = v < e->n_rel ? lit_var(e, "oc", e->relv[v], 0)
+                             : lit_var(e, "ocw", v - e->n_rel, 0);
     for (uint32_t v = 1; ok && v < n && !enc_halted(e); v++) {
         uint32_t m = 0;
         lits[m++] = lit_not(e, oc[v]);
@@ -150,10 +194,10 @@ static bool assert_cycle(ip_encoder *e, const edge_list *l)
             lits[m++] = lit_and2(e, by_src[i].act, oc[by_src[i].dst]);
         enc_clause(e, lits, m);
     }
-    for (uint32_t v = 1; ok && v < n; v++)
+    for (uint32_t v = 1; ok && v < e->n_rel; v++)
         lits[v - 1] = oc[v];
     if (ok)
-        enc_clause(e, lits, n - 1);
+        enc_clause(e, lits, e->n_rel - 1);
     free(first);
     free(by_src);
     free(oc);
@@ -167,34 +211,29 @@ bool ip_encoder_require_cycle(ip_encoder *enc, const uint32_t *order,
     if (!enc || (!order && n))
         return ip_fail(err, "encode: require_cycle: no encoder or order");
     const ip_trace *t = enc->tr;
-    uint32_t *pos = malloc(sizeof *pos * (t->n_txns + 1));
-    uint32_t *next = malloc(sizeof *next *
-                            (t->key_writer_first[t->n_keys] + 1));
-    size_t cap = (size_t)enc->n_rel + t->key_writer_first[t->n_keys] +
-                 2 * (size_t)enc->n_gcand + 1;
-    edge_list l = {malloc(sizeof *l.a * cap), 0};
-    bool ok = pos && next && l.a;
-    /* named transactions by their place; the rest after them, by id */
-    for (uint32_t x = 0; ok && x < t->n_txns; x++)
-        pos[x] = n + 1 + x;
-    for (uint32_t i = 0; ok && i < n; i++) {
-        if (order[i] >= t->n_txns) {
-            free(pos);
-            free(next);
-            free(l.a);
+    for (uint32_t i = 0; i < n; i++)
+        if (order[i] >= t->n_txns)
             return ip_fail(err, "encode: require_cycle: txn id %u out of "
                            "range", order[i]);
-        }
+    /* named transactions by their place; the rest after them, by id */
+    uint32_t *pos = malloc(sizeof *pos * (t->n_txns + 1));
+    version_order vo = {0};
+    edge_list l = {0};
+    bool ok = pos != NULL;
+    for (uint32_t x = 0; ok && x < t->n_txns; x++)
+        pos[x] = n + 1 + x;
+    for (uint32_t i = 0; ok && i < n; i++)
         pos[order[i]] = i + 1;
-    }
-    ok = ok && next_writers(t, pos, next);
+    ok = ok && version_order_of(t, pos, &vo);
     if (ok) {
-        static_edges(enc, next, &l);
-        read_edges(enc, next, &l);
-        ok = assert_cycle(enc, &l);
+        order_edges(enc, &vo, &l);
+        read_edges(enc, &vo, &l);
+        ok = !l.oom &&
+             assert_cycle(enc, &l, enc->n_rel + t->key_writer_first[t->n_keys]);
     }
     free(pos);
-    free(next);
+    free(vo.rank);
+    free(vo.next);
     free(l.a);
     if (!ok)
         return ip_oom(err, "encode: out of memory");

@@ -90,8 +90,9 @@ large)
     [ $PREDS -ge 10 ] || fail "only $PREDS predictions verified"
     ;;
 mutants)
-    # a relaxed prediction with a dropped transaction (tpcc, seed 1, ra)
-    record tpcc 3 4 1 tpcc.json
+    # a relaxed prediction with a dropped transaction (tpcc, seed 8, ra:
+    # s2.3 reads d0:next_o from the boundary transaction s1.0)
+    record tpcc 3 4 8 tpcc.json
     OBS=tpcc.json
     expect 1 "$BIN" predict --quiet --model ra --out p tpcc.json
     P=$(ls p/*.json | head -1)
@@ -105,20 +106,25 @@ mutants)
     mutant "$P" '.prediction.witness.dropped[0].by = "so"' \
         "not a happens-before step"
     # a changed read given another writer: the history is not the file's
-    mutant "$P" '(.prediction.witness.reads[] | select(.transaction == "s1.0"
-                  and .key == "s22:qty") | .writer) = "s3.0"' \
-        "happens-before is cyclic inside the boundary"
+    mutant "$P" '(.prediction.witness.reads[] | select(.transaction == "s3.0"
+                  and .key == "d0:next_o") | .writer) = "s1.0"' \
+        "dropped transactions; 2 happen after a boundary transaction"
     # ... or a writer that does not write the key
-    mutant "$P" '(.prediction.witness.reads[] | select(.transaction == "s1.0"
-                  and .key == "s22:qty") | .writer) = "s2.0"' \
+    mutant "$P" '(.prediction.witness.reads[] | select(.transaction == "s3.0"
+                  and .key == "s26:qty") | .writer) = "s2.0"' \
         "does not commit a write of the key"
-    # the changed reads forgotten: nothing is dropped any more
+    # the changed reads forgotten: the dropped one reads observed writers,
+    # which lie beyond their sessions' boundaries
     mutant "$P" '.prediction.witness.reads = []' \
-        "does not happen after a boundary transaction"
+        "lies after its session's boundary"
     # a kept transaction removed from the history
     mutant "$P" 'del(.sessions[0].transactions[0])' "transactions"
-    # a boundary moved to the session end: its changed reads are illegal
+    # s1's boundary moved to the session end: nothing happens after a
+    # boundary transaction any more
     mutant "$P" '.prediction.boundaries[0].kind = "end"' \
+        "does not happen after a boundary transaction"
+    # s3's: its changed reads are illegal
+    mutant "$P" '.prediction.boundaries[2].kind = "end"' \
         "precedes its session's boundary transaction but changed its writer"
     # a model the history violates, or a boundary kind it is not
     mutant "$P" '.prediction.model = "si"' "not valid under si"
