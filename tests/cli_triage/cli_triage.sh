@@ -156,13 +156,17 @@ $(diff <(class_counts all.json) <(class_counts merged.json))"
           "$(jq -s "map(.$n) | add" s1/*.triage.json s2/*.triage.json)" ] ||
             fail "merged $n is not the shards' sum"
     done
-    jq -e '.refuted_orders > 0' merged.json > /dev/null ||
-        fail "no refuted serial order counted"
+    # (smallbank's candidates need no refuted serial order since they must
+    # close a cycle, so the sums are shown on the instances that models'
+    # other changed reads held)
+    jq -e '.rest_found > 0' s1/*.triage.json > /dev/null ||
+        fail "no instance of a model's other changed reads counted"
     # a report of an older version, without those counts, merges too
     mkdir older
     jq 'del(.refuted_orders, .rest_found)' s1/*.triage.json \
         > older/t.causal-relaxed.shard-1-of-2.triage.json
     expect 1 "$BIN" triage --merge --json older s2
+    [ "$(jq .rest_found out)" = "$(jq .rest_found s2/*.triage.json)" ] &&
     [ "$(jq .refuted_orders out)" = "$(jq .refuted_orders s2/*.triage.json)" ] ||
         fail "an older report's missing count was not taken as 0"
     # text form of the merge, and a report file given directly
