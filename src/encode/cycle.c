@@ -121,18 +121,15 @@ static void order_edges(ip_encoder *e, const version_order *vo,
 }
 
 /* rw of group g reading from slot q's writer (wr its literal): to every
- * writer after it but g's own transaction.  When that one writes the key
- * later in the order, the writers in between get an edge each and the
- * rest are reached from the point after its own write; else the point
- * after q leads to them all. */
+ * writer after it but g's own transaction, whose write of the key is at
+ * slot own (IP_NONE: none).  When that write comes later in the order,
+ * the writers in between get an edge each and the rest are reached from
+ * the point after it; else the point after q leads to them all. */
 static void rw_edges(ip_encoder *e, const version_order *vo,
-                     const enc_group *g, uint32_t q, Z3_ast wr, edge_list *l)
+                     const enc_group *g, uint32_t own, uint32_t q, Z3_ast wr,
+                     edge_list *l)
 {
     const ip_trace *t = e->tr;
-    uint32_t own = IP_NONE;
-    if (ip_write_event(t, g->txn, g->key) != IP_NONE)
-        own = ip_lower_bound(t->key_writer, t->key_writer_first[g->key],
-                             t->key_writer_first[g->key + 1], g->txn);
     if (own == IP_NONE || vo->rank[own] < vo->rank[q]) {
         add_edge(e, l, e->rel[g->txn], slot_node(e, q), wr);
         return;
@@ -154,12 +151,12 @@ static void read_edges(ip_encoder *e, const version_order *vo,
             add_edge(e, l, e->wr_src[i], r, e->wr_h[i]);
     for (uint32_t gi = 0; gi < e->n_groups && !l->oom; gi++) {
         const enc_group *g = &e->groups[gi];
+        uint32_t own = ip_write_event(t, g->txn, g->key) != IP_NONE
+                           ? enc_writer_slot(t, g->key, g->txn) : IP_NONE;
         for (uint32_t i = 0; i < g->cand_count; i++) {
-            uint32_t q = ip_lower_bound(t->key_writer,
-                                        t->key_writer_first[g->key],
-                                        t->key_writer_first[g->key + 1],
-                                        e->gcand[g->cand_first + i]);
-            rw_edges(e, vo, g, q, e->gwr_hist[g->wr_first + i], l);
+            uint32_t q = enc_writer_slot(t, g->key,
+                                         e->gcand[g->cand_first + i]);
+            rw_edges(e, vo, g, own, q, e->gwr_hist[g->wr_first + i], l);
         }
     }
 }

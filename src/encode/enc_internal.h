@@ -169,6 +169,8 @@ static inline bool enc_key_shared(const ip_trace *t, uint32_t k)
 
 /* ---- structure (index.c) ---- */
 bool enc_index(ip_encoder *e, ip_error *err);
+/* The key_writer entry of writer w of key k (the list ascends by txn). */
+uint32_t enc_writer_slot(const ip_trace *t, uint32_t k, uint32_t w);
 /* rank[q] for every key_writer entry q: its writer's place among its
  * key's writers ordered by pos (pos[w] for w > 0; txn 0 counts as 0),
  * ties by their place in the list.  False when out of memory. */

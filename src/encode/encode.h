@@ -301,13 +301,13 @@ bool ip_encoder_set_fill(ip_encoder *enc, const uint32_t *order, uint32_t n,
 /* Require every later model's history to have a cycle in its dependency
  * graph under the version order of `order` (observed txn ids; each key's
  * writers ordered by their place in it, txn 0 first, unnamed ones last):
- * so, wr, each writer to the next writer of the key, each read to the
- * writer after its writer.  Every unserializable history has one, for any
- * order (cycle.c says why), so nothing a search wants is lost; with a
- * serial order of the observed trace, only a changed read can close a
- * cycle, and the serializable candidates whose changed reads lead nowhere
- * are never proposed.  The graph keeps the edges of left-out
- * transactions (a weaker condition, cheaper to state). */
+ * so, wr, ww from each kept write to the later ones, rw from each read
+ * to the kept writes after the one it reads (its own transaction's
+ * excepted).  Every unserializable history has one, for any order
+ * (cycle.c says why), so nothing a search wants is lost; with a serial
+ * order of the observed trace, only a changed read can close a cycle, and
+ * the serializable candidates whose changed reads lead nowhere are never
+ * proposed.  False with err set on a bad txn id or out of memory. */
 bool ip_encoder_require_cycle(ip_encoder *enc, const uint32_t *order,
                               uint32_t n, ip_error *err);
 

@@ -44,8 +44,7 @@ typedef struct stale_ranges {
     uint32_t *lo, *hi;        /* per event */
 } stale_ranges;
 
-/* Index of writer w in key k's writer list (ascending txn ids). */
-static uint32_t writer_slot(const ip_trace *t, uint32_t k, uint32_t w)
+uint32_t enc_writer_slot(const ip_trace *t, uint32_t k, uint32_t w)
 {
     return ip_lower_bound(t->key_writer, t->key_writer_first[k],
                           t->key_writer_first[k + 1], w);
@@ -99,7 +98,7 @@ static bool stale_build(const ip_encoder *e, stale_ranges *r)
         const ip_event *ev = &t->events[v];
         if (ev->kind != IP_READ)
             continue;
-        uint32_t q = writer_slot(t, ev->key, ev->writer);
+        uint32_t q = enc_writer_slot(t, ev->key, ev->writer);
         r->lo[v] = r->hi[v] = r->rank[q];
     }
     /* same txn, same key: the union, over runs of (key, event) */
