@@ -272,7 +272,8 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
         classes = NULL;                 /* freed */
     ip_search_info si = {0};
     bool have_search = false;
-    double seconds = 0, calls = 0, refuted = 0, rest = 0, eager = 0;
+    double seconds = 0, calls = 0, refuted = 0, rest = 0, probes = 0,
+           eager = 0;
     for (uint32_t i = first; ok && i < l->n; i++) {
         if (taken[i] || !same_run(l->r[first], l->r[i]))
             continue;
@@ -289,6 +290,7 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
         calls += tr_num(l->r[i], "solver_calls");
         refuted += count_of(l->r[i], "refuted_orders");
         rest += count_of(l->r[i], "rest_found");
+        probes += count_of(l->r[i], "probes_found");
         eager += count_of(l->r[i], "eager_switches");
         const cJSON *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(l->r[i],
@@ -307,6 +309,7 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
          set_number(m, "solver_calls", calls) &&
          set_number(m, "refuted_orders", refuted) &&
          set_number(m, "rest_found", rest) &&
+         set_number(m, "probes_found", probes) &&
          set_number(m, "eager_switches", eager) && sort_classes(m);
     if (ok)
         return m;

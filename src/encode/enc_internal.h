@@ -86,6 +86,8 @@ struct ip_encoder {
     uint32_t *obs_cand;       /* n_events: index of the observed writer's
                                  candidate, IP_NONE for writes */
     uint32_t n_cand;
+    uint8_t *alone;           /* per candidate: a one-fact forbid ruled it
+                                 out (NULL until the first; refute.c) */
 
     /* boundary units */
     uint32_t *unit_first;     /* n_sessions+1 prefix into unit_id / g */

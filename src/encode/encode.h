@@ -287,6 +287,13 @@ bool ip_encoder_forbid(ip_encoder *enc, const ip_fact *facts, uint32_t n,
  * (triage windows) asks before forbidding them. */
 bool ip_encoder_can_state(const ip_encoder *enc, const ip_fact *f);
 
+/* The writers read event `read` may still read from in this formula (its
+ * observed writer among them): candidates the staleness bound and pruning
+ * left, less those a one-fact ip_encoder_forbid ruled out.  Up to cap of
+ * them into out; returns how many there are (0 for a write). */
+uint32_t ip_encoder_choices(const ip_encoder *enc, uint32_t read,
+                            uint32_t *out, uint32_t cap);
+
 /* The order (observed txn ids; duplicates and irrelevant txns ignored)
  * that completes later refutations: the relevant transactions a refuted
  * order or partial order does not name are placed after all it names, in

@@ -66,6 +66,7 @@ void ip_encoder_free(ip_encoder *e)
         pthread_mutex_destroy(&e->call);
     void *arrays[] = {
         e->rel, e->relv, e->cand_first, e->cand_txn, e->cx, e->obs_cand,
+        e->alone,
         e->unit_first, e->unit_id, e->g, e->units_before, e->nw, e->tainted,
         e->inc,
         e->groups, e->gev, e->gcand, e->gwr_hist, e->gwr_bound, e->wr_first,

@@ -294,6 +294,16 @@ static uint32_t candidate_of(const ip_encoder *e, uint32_t r, uint32_t w)
     return IP_NONE;
 }
 
+/* A one-fact READS forbid: that candidate is ruled out whatever else a
+ * model holds (ip_encoder_choices leaves it out). */
+static bool note_alone(ip_encoder *e, const ip_fact *f)
+{
+    if (!e->alone && !(e->alone = calloc(e->n_cand + 1, 1)))
+        return false;
+    e->alone[candidate_of(e, f->a, f->b)] = 1;
+    return true;
+}
+
 /* Which facts the formula can state: the checks of fact_literal. */
 bool ip_encoder_can_state(const ip_encoder *e, const ip_fact *f)
 {
@@ -360,5 +370,23 @@ bool ip_encoder_forbid(ip_encoder *enc, const ip_fact *facts, uint32_t n,
     }
     enc_clause(enc, v.a, v.n);
     free(v.a);
+    if (n == 1 && facts[0].kind == IP_FACT_READS && !note_alone(enc, facts))
+        return ip_oom(err, "encode: out of memory");
     return enc_z3_ok(enc, err, "forbidding facts");
+}
+
+uint32_t ip_encoder_choices(const ip_encoder *e, uint32_t read,
+                            uint32_t *out, uint32_t cap)
+{
+    const ip_trace *t = e->tr;
+    if (read >= t->n_events || t->events[read].kind != IP_READ)
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t c = e->cand_first[read]; c < e->cand_first[read + 1]; c++)
+        if (!lit_is_false(e, e->cx[c]) && !(e->alone && e->alone[c])) {
+            if (n < cap)
+                out[n] = e->cand_txn[c];
+            n++;
+        }
+    return n;
 }

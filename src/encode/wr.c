@@ -125,14 +125,10 @@ static void encode_taint(ip_encoder *e)
             uint32_t u = e->relv[ui];
             uint32_t su = t->txns[u].session;
             Z3_ast is_b = e->f;
-            if (t->txns[u].ev_count) {
+            if (ip_txn_has_read(t, u)) {
                 int64_t j = e->units_before[u];
-                bool reads = false;
-                for (uint32_t i = 0; i < t->txns[u].ev_count; i++)
-                    reads |= t->events[t->txns[u].ev_first + i].kind == IP_READ;
-                if (reads)
-                    is_b = lit_and2(e, enc_g(e, su, j - 1),
-                                    lit_not(e, enc_g(e, su, j)));
+                is_b = lit_and2(e, enc_g(e, su, j - 1),
+                                lit_not(e, enc_g(e, su, j)));
             }
             terms[k++] = lit_and2(e, wr, lit_or2(e, is_b, e->tainted[ui]));
         }

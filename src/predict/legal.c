@@ -126,15 +126,6 @@ static ip_legal_result check_strict(const ip_trace *obs,
 
 /* ---- relaxed ---------------------------------------------------------- */
 
-static bool has_read_event(const ip_trace *obs, uint32_t t)
-{
-    const ip_txn *x = &obs->txns[t];
-    for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
-        if (obs->events[e].kind == IP_READ)
-            return true;
-    return false;
-}
-
 /* The hb graph over the in-boundary committed transactions: so between
  * consecutive ones of a session, wr from each read's chosen writer.
  * Out-edges in CSR form (first[t] .. first[t + 1] into step[]). */
@@ -377,7 +368,7 @@ static ip_legal_result check_relaxed(const ip_trace *obs,
         if (b != IP_NONE &&
             (b == IP_INIT_TXN || b >= obs->n_txns ||
              obs->txns[b].session != s || !ip_committed(obs, b) ||
-             !has_read_event(obs, b)))
+             !ip_txn_has_read(obs, b)))
             return ip_fail(err, "the boundary of session '%s' is not a "
                            "committed transaction of it with a read",
                            ip_session_name(obs, s)), IP_LEGAL_BROKEN;

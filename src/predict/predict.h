@@ -395,6 +395,9 @@ typedef struct ip_predict_stats {
     uint32_t rest_tried, rest_found; /* triage: models' other changed
                                    reads tried after an instance, and the
                                    instances they held (solve.c) */
+    uint32_t probes_tried, probes_found; /* triage: single changed reads
+                                   tried before a problem's first solver
+                                   call, and those that confirmed (probe.c) */
     uint32_t replayed;          /* triage's later passes: constraints an
                                    earlier pass over the window learned,
                                    added again instead of found again

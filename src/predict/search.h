@@ -55,6 +55,8 @@ typedef struct problem {
      * search's candidates, the search starts again with the model's axioms
      * in the formula, replaying what it learned (solve.c). */
     bool adapt_weak;          /* (after ADAPT_CALLS calls at least) */
+    bool probed;              /* triage: its single-change probes were
+                                 made (once, on its first encoder) */
     ip_predict_stats *stats;  /* counters are added to */
     ip_error *err;
 } problem;

@@ -2,6 +2,7 @@
  * solve.c - the search loop of one problem: solve, confirm, refute or
  * accept, solve again (search.h, predict.h).
  */
+#include "probe.h"
 #include "search.h"
 
 #include <stdarg.h>
@@ -275,17 +276,17 @@ static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
     return IP_PREDICT_ERROR;
 }
 
-/* Triage: the rest of a model whose instance was just covered - its other
- * changed reads - often holds another instance: confirmed like a model
- * (weak isolation checked, as it is not one), it saves a solver call.
- * Anything but a confirmed prediction is dropped; nothing is refuted
- * (the solver may never propose it). */
-static int accept_rest(problem *pb, ip_encoder *enc, ip_assignment *rest,
-                       uint32_t iter)
+/* Triage: an assignment of pb->tr found without the solver (the rest of
+ * a model, a probe), taken: confirmed as a model is, its weak isolation
+ * checked, and when it confirms (*confirmed counted up) covered and
+ * accepted as a model is.  Anything else is dropped and nothing is
+ * refuted, since the solver may never propose it. */
+static int accept_unsolved(problem *pb, ip_encoder *enc, ip_assignment *a,
+                           uint32_t iter, uint32_t *confirmed)
 {
     unsigned ms;
     if (!time_left(pb, &ms)) {
-        ip_assignment_free(rest);
+        ip_assignment_free(a);
         return -1;
     }
     ip_error why = {0};
@@ -295,11 +296,10 @@ static int accept_rest(problem *pb, ip_encoder *enc, ip_assignment *rest,
                      .err = &why};
     ip_prediction p;
     ip_pco pco;
-    confirm_outcome o = ip_confirm(&c, rest, &p, &pco);
+    confirm_outcome o = ip_confirm(&c, a, &p, &pco);
     ip_pco_free(&pco);
-    pb->stats->rest_tried++;
     if (o == CONFIRM_OK) {
-        pb->stats->rest_found++;
+        (*confirmed)++;
         p.iteration = pb->stats->solver_calls;
         p.window = IP_NONE;
         return accept_model(pb, enc, &p, iter);
@@ -310,6 +310,16 @@ static int accept_rest(problem *pb, ip_encoder *enc, ip_assignment *rest,
         return IP_PREDICT_ERROR;
     }
     return -1;
+}
+
+/* Triage: the rest of a model whose instance was just covered - its other
+ * changed reads - often holds another instance, found without a solver
+ * call of its own. */
+static int accept_rest(problem *pb, ip_encoder *enc, ip_assignment *rest,
+                       uint32_t iter)
+{
+    pb->stats->rest_tried++;
+    return accept_unsolved(pb, enc, rest, iter, &pb->stats->rest_found);
 }
 
 /* What to do with one model; returns -1 to go on, else the result. */
@@ -436,7 +446,7 @@ static ip_predict_result solve_loop(problem *pb, ip_encoder *enc,
             r = IP_PREDICT_UNKNOWN;
             break;
         }
-        if (pb->learn && !pb->learn(pb->ctx, enc, iter == 1, pb->err)) {
+        if (pb->learn && !pb->learn(pb->ctx, enc, false, pb->err)) {
             r = IP_PREDICT_ERROR;
             break;
         }
@@ -500,32 +510,59 @@ static bool require_change(problem *pb, ip_encoder *enc)
  * bounded search refuted, smallbank 10x100: 16,500 of 22,800 solver
  * calls); and the order completes every refuted order - candidates are
  * the observed trace with a few reads changed, so it tends to fit the
- * transactions a candidate leaves out.  Otherwise none is claimed. */
-static bool use_observed_order(problem *pb, ip_encoder *enc)
+ * transactions a candidate leaves out.  Otherwise none is claimed.  The
+ * ser verdict goes to *v (the caller frees it): the probes use the order
+ * too. */
+static bool use_observed_order(problem *pb, ip_encoder *enc, ip_verdict *v)
 {
     unsigned ms;
     time_left(pb, &ms);
     ip_check_opts co = {.timeout_ms = ms, .max_cycles = 1};
-    ip_verdict v;
-    ip_check_result r = ip_check(pb->tr, IP_LVL_SER, &co, &v, pb->err);
+    ip_check_result r = ip_check(pb->tr, IP_LVL_SER, &co, v, pb->err);
     if (r == IP_CHECK_ERROR)
         return false;
-    bool ok = true;
     if (r == IP_CHECK_OK) {
-        ok = require_change(pb, enc) &&
-             ip_encoder_set_fill(enc, v.order, v.n_order, pb->err) &&
-             ip_encoder_require_cycle(enc, v.order, v.n_order, pb->err);
         progress(pb, "observed trace is serializable: some read must "
                  "change and close a cycle under its version order, and its "
                  "serial order completes refuted orders");
-    } else {
-        progress(pb, "observed trace is %s: predictions may leave every read "
-                 "unchanged", r == IP_CHECK_VIOLATION
-                                  ? "not serializable"
-                                  : "of unknown serializability");
+        return require_change(pb, enc) &&
+               ip_encoder_set_fill(enc, v->order, v->n_order, pb->err) &&
+               ip_encoder_require_cycle(enc, v->order, v->n_order, pb->err);
     }
-    ip_verdict_free(&v);
-    return ok;
+    progress(pb, "observed trace is %s: predictions may leave every read "
+             "unchanged", r == IP_CHECK_VIOLATION ? "not serializable"
+                                                  : "of unknown serializability");
+    return true;
+}
+
+/* Triage on the relaxed boundary: the single-change probes (probe.h) of
+ * pb's formula, before its first solver call; -1 to go on, else the
+ * result.  Stops at the problem's own limit (the solver then finds what
+ * is left). */
+static int probe_single_changes(problem *pb, ip_encoder *enc,
+                                const ip_verdict *v)
+{
+    if (pb->eo.boundary != IP_BOUNDARY_RELAXED ||
+        pb->tr->n_txns > PROBE_MAX_TXNS)
+        return -1;
+    probe_set *ps = probe_set_new(pb->tr, v->order, v->n_order);
+    if (!ps)
+        return ip_oom(pb->err, "prediction: out of memory"),
+               IP_PREDICT_ERROR;
+    int r = -1;
+    ip_assignment a;
+    bool oom = false;
+    while (r < 0 && !guard_stopped(pb->g) &&
+           (pb->deadline <= 0 || ip_now() < pb->deadline) &&
+           probe_next(ps, enc, pb->eo.model, &a, &oom)) {
+        pb->stats->probes_tried++;
+        r = accept_unsolved(pb, enc, &a, 0, &pb->stats->probes_found);
+    }
+    probe_set_free(ps);
+    if (oom)
+        return ip_oom(pb->err, "prediction: out of memory"),
+               IP_PREDICT_ERROR;
+    return r;
 }
 
 /* One encoder for pb, its learned constraints replayed, the loop. */
@@ -552,11 +589,21 @@ static ip_predict_result solve_once(problem *pb, loop_next *next)
              es->txns, es->free_reads, es->candidates, es->pruned,
              (unsigned long long)es->literals, es->gen_seconds);
     uint32_t replayed = 0;
-    ip_predict_result r = use_observed_order(pb, enc) &&
-                                  learned_replay(pb->memo, enc, &replayed,
-                                                 pb->err)
-                              ? solve_loop(pb, enc, next)
-                              : IP_PREDICT_ERROR;
+    ip_predict_result r = IP_PREDICT_ERROR;
+    ip_verdict v;
+    memset(&v, 0, sizeof v);
+    v.result = IP_CHECK_UNKNOWN;
+    if (use_observed_order(pb, enc, &v) &&
+        learned_replay(pb->memo, enc, &replayed, pb->err) &&
+        (!pb->learn || pb->learn(pb->ctx, enc, true, pb->err))) {
+        int pr = -1;
+        if (pb->cover && !pb->probed && v.result == IP_CHECK_OK) {
+            pb->probed = true;
+            pr = probe_single_changes(pb, enc, &v);
+        }
+        r = pr < 0 ? solve_loop(pb, enc, next) : (ip_predict_result)pr;
+    }
+    ip_verdict_free(&v);
     pb->stats->replayed += replayed;
     if (r == IP_PREDICT_ERROR && guard_stopped(pb->g))
         r = IP_PREDICT_UNKNOWN;

@@ -798,6 +798,8 @@ static void solve_window(round_state *rd, uint32_t j, double seconds)
     rs->stats->replayed += st.replayed;
     rs->stats->rest_tried += st.rest_tried;
     rs->stats->rest_found += st.rest_found;
+    rs->stats->probes_tried += st.probes_tried;
+    rs->stats->probes_found += st.probes_found;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
     bool gave_up = r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g);

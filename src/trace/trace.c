@@ -77,6 +77,15 @@ bool ip_so(const ip_trace *t, uint32_t a, uint32_t b)
     return t->txns[a].session == t->txns[b].session && a < b;
 }
 
+bool ip_txn_has_read(const ip_trace *t, uint32_t x)
+{
+    const ip_txn *tx = &t->txns[x];
+    for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++)
+        if (t->events[e].kind == IP_READ)
+            return true;
+    return false;
+}
+
 uint32_t ip_committed_count(const ip_trace *t)
 {
     uint32_t n = 0;

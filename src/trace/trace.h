@@ -259,6 +259,10 @@ uint32_t ip_prev_committed(const ip_trace *t, uint32_t x);
 /* so(a, b): a precedes b in session order (txn 0 precedes everything). */
 bool ip_so(const ip_trace *t, uint32_t a, uint32_t b);
 
+/* Does txn x have a read event (a read no write of its own answers)?
+ * What a relaxed boundary transaction needs. */
+bool ip_txn_has_read(const ip_trace *t, uint32_t x);
+
 /* A topological order of session order and the observed write-read edges
  * over the committed transactions other than txn 0, into order (room for
  * n_txns entries); *n is its length, less than ip_committed_count when so

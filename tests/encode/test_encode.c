@@ -636,6 +636,69 @@ static void test_change_bound(void)
         fprintf(stderr, "change_bound: %u sets cut off\n", cut_off);
 }
 
+/* ---- the writers a read may take ------------------------------------------ */
+
+static uint32_t txn_named(const ip_trace *t, const char *name)
+{
+    for (uint32_t x = 0; x < t->n_txns; x++)
+        if (!strcmp(ip_txn_name(t, x), name))
+            return x;
+    return IP_NONE;
+}
+
+static uint32_t read_of(const ip_trace *t, const char *txn, const char *key)
+{
+    const ip_txn *x = &t->txns[txn_named(t, txn)];
+    for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
+        if (t->events[e].kind == IP_READ &&
+            !strcmp(ip_key_name(t, t->events[e].key), key))
+            return e;
+    return IP_NONE;
+}
+
+static bool has_writer(const uint32_t *w, uint32_t n, uint32_t x)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (w[i] == x)
+            return true;
+    return false;
+}
+
+/* ip_encoder_choices: a read's candidates (the observed writer among
+ * them), none for a write, a count past cap, and a writer a one-fact
+ * forbid rules out left out, where a two-fact forbid leaves it in. */
+static void test_choices(void)
+{
+    ip_trace *t = build(TURNS, sizeof TURNS / sizeof *TURNS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    ip_encode_opts o = {.model = IP_LVL_CAUSAL,
+                        .boundary = IP_BOUNDARY_RELAXED};
+    ip_error err = {0};
+    ip_encoder *e = ip_encoder_new(t, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    uint32_t cx = read_of(t, "c1", "x"), cy = read_of(t, "c1", "y");
+    uint32_t a1 = txn_named(t, "a1"), b1 = txn_named(t, "b1");
+    uint32_t w[16];
+    uint32_t n = ip_encoder_choices(e, cx, w, 16);
+    CU_ASSERT_TRUE(n >= 3 && n <= 16);
+    CU_ASSERT_TRUE(has_writer(w, n, b1));          /* observed */
+    CU_ASSERT_TRUE(has_writer(w, n, a1));
+    CU_ASSERT_TRUE(has_writer(w, n, IP_INIT_TXN));
+    CU_ASSERT_EQUAL(ip_encoder_choices(e, cx, w, 0), n);
+    const ip_txn *a1t = &t->txns[a1];
+    CU_ASSERT_EQUAL(ip_encoder_choices(e, a1t->ev_first, w, 16), 0);
+    ip_fact two[2] = {{.kind = IP_FACT_READS, .a = cx, .b = a1},
+                      {.kind = IP_FACT_READS, .a = cy, .b = IP_INIT_TXN}};
+    CU_ASSERT_TRUE(ip_encoder_forbid(e, two, 2, &err));
+    CU_ASSERT_EQUAL(ip_encoder_choices(e, cx, w, 16), n);
+    CU_ASSERT_TRUE(ip_encoder_forbid(e, two, 1, &err));
+    CU_ASSERT_EQUAL(ip_encoder_choices(e, cx, w, 16), n - 1);
+    CU_ASSERT_FALSE(has_writer(w, n - 1, a1));
+    CU_ASSERT_TRUE(has_writer(w, n - 1, b1));
+    ip_encoder_free(e);
+    ip_trace_free(t);
+}
+
 /* Forbid model a: every read it gives a writer keeps that writer. */
 static bool forbid_model(ip_encoder *e, const ip_trace *t,
                          const ip_assignment *a)
@@ -871,6 +934,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "change_bound", test_change_bound);
     CU_add_test(s, "trail", test_trail);
     CU_add_test(s, "require_cycle", test_require_cycle);
+    CU_add_test(s, "choices", test_choices);
     if (getenv("ENC_BIG"))   /* performance probe, see report */
         CU_add_test(s, "big", test_big);
     CU_basic_set_mode(CU_BRM_VERBOSE);

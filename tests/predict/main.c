@@ -1,6 +1,7 @@
 /* main.c - runner of the predict unit tests: `test_predict [SUITE]` runs
  * one suite (extract, confirm, oracle, traces, enumerate, micro_causal,
- * micro_rc, micro_ra, micro_si, random, guard, triage) or all of them. */
+ * micro_rc, micro_ra, micro_si, random, guard, triage, probe) or all of
+ * them. */
 #include "suites.h"
 
 #include <CUnit/Basic.h>
@@ -24,6 +25,7 @@ static const suite_entry suites[] = {
     {"random", add_random_suite},
     {"guard", add_guard_suite},
     {"triage", add_triage_suite},
+    {"probe", add_probe_suite},
 };
 
 int main(int argc, char **argv)

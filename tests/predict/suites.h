@@ -16,5 +16,6 @@ void add_micro_si_suite(void);
 void add_random_suite(void);
 void add_guard_suite(void);
 void add_triage_suite(void);
+void add_probe_suite(void);
 
 #endif
