@@ -1,6 +1,6 @@
 /*
  * probe_graph.c - the observed dependency graph, and what it tells of a
- * probe before any history is built (probe.h).
+ * probe before any history is built (probe_graph.h).
  *
  * Under a serial order's version order every edge of the observed graph
  * points forward, and so does every edge a single changed read keeps; the
@@ -15,7 +15,7 @@
  * probe with a cycle is never judged without one.  The walks are linear
  * in the graph; a window's has a few hundred edges.
  */
-#include "probe.h"
+#include "probe_graph.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,66 @@
+/*
+ * probe_graph.h - the observed dependency graph, and what it tells of a
+ * single-change probe (probe.h) before any history is built (internal to
+ * the predict module).
+ *
+ * Some probes are known to fail from the graph alone: those whose change
+ * cannot close a cycle under the observed serial order's version order
+ * (serializable), whose reader happens before the writer it now reads
+ * (relaxed: hb cyclic), and whose reader now misses a write the model
+ * makes it see (a cycle of hb and the model's arbitration).  Each claim
+ * is made only where it is certain, so filtering never drops a probe
+ * that would confirm (test_probe.c checks it against the checkers).
+ *
+ * A dep_graph borrows its trace and owns its arrays (dep_graph_free).
+ */
+#ifndef ISOPREDICT_PROBE_GRAPH_H
+#define ISOPREDICT_PROBE_GRAPH_H
+
+#include "predict.h"
+
+typedef struct dep_edge {
+    uint32_t to, read;        /* read: the read event it comes from, or
+                                 IP_NONE (so, ww) */
+    bool hb;                  /* so or wr */
+} dep_edge;
+
+/* so, wr, ww (consecutive writers of a key by place) and rw (a read to the
+ * first writer after the one it reads, not itself) of the observed
+ * trace, with each transaction's place in a serial order of it: every
+ * edge points forward. */
+typedef struct dep_graph {
+    const ip_trace *t;
+    uint32_t *pos;            /* txn -> place (txn 0: 0; IP_NONE: not in
+                                 the order) */
+    uint32_t *kw_first, *kw;  /* per key: its writers by place */
+    uint32_t *first;          /* CSR: txn x's edges are edge[first[x]..] */
+    dep_edge *edge;
+    uint32_t *stack;
+    uint8_t *seen;
+} dep_graph;
+
+/* `order`: a serial order of t (n txn ids, txn 0 may be left out).
+ * False when out of memory (free it anyway). */
+bool dep_graph_build(dep_graph *g, const ip_trace *t, const uint32_t *order,
+                     uint32_t n);
+void dep_graph_free(dep_graph *g);
+
+/* What the graph says of read event e reading from w instead.  out[]
+ * marks the transactions beyond the probe's boundaries; cut says another
+ * session than the reader's was cut (then only PROBE_ILLEGAL is claimed:
+ * a cut can drop what a model violation needs). */
+typedef enum {
+    PROBE_TRY = 0,            /* it may confirm */
+    PROBE_NO_CYCLE,           /* serializable: no cycle under the order */
+    PROBE_ILLEGAL,            /* relaxed: hb cyclic inside the boundary */
+    PROBE_NOT_MODEL,          /* the model's checker rejects it */
+    PROBE_UNFIT               /* no boundaries fit it (probe.c) */
+} probe_verdict;
+
+/* PROBE_TRY or PROBE_NO_CYCLE, before boundaries are chosen. */
+probe_verdict dep_graph_cycle(dep_graph *g, uint32_t e, uint32_t w);
+/* PROBE_TRY, PROBE_ILLEGAL or PROBE_NOT_MODEL, once they are. */
+probe_verdict dep_graph_fit(dep_graph *g, ip_level model, uint32_t e,
+                            uint32_t w, const uint8_t *out, bool cut);
+
+#endif
