@@ -182,8 +182,7 @@ static bool assert_cycle(ip_encoder *e, const edge_list *l, uint32_t n)
     if (ok)
         first[0] = 0;
     for (uint32_t v = 1; ok && v < n; v++)
-        oc[v] = v < e->n_rel ? lit_var(e, "oc", e->relv[v], 0)
-                             : lit_var(e, "ocw", v - e->n_rel, 0);
+        oc[v] = lit_var(e);
     for (uint32_t v = 1; ok && v < n && !enc_halted(e); v++) {
         uint32_t m = 0;
         lits[m++] = lit_not(e, oc[v]);

@@ -137,6 +137,7 @@ struct ip_encoder {
     enc_prune prune;
     enc_trail trail;
 
+    uint32_t n_symbols;       /* variables made (lits.c) */
     ip_encode_stats st;
     bool halted;              /* opts.stop was seen raised */
     bool oom;                 /* an allocation inside generation failed */
@@ -150,8 +151,9 @@ Z3_ast lit_and2(ip_encoder *e, Z3_ast a, Z3_ast b);
 Z3_ast lit_or2(ip_encoder *e, Z3_ast a, Z3_ast b);
 Z3_ast lit_and(ip_encoder *e, Z3_ast *a, uint32_t n); /* n <= 8 */
 Z3_ast lit_or(ip_encoder *e, Z3_ast *a, uint32_t n);  /* n <= 8 */
-Z3_ast lit_var(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j);
-Z3_ast lit_int(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j);
+/* A new Boolean or Int variable. */
+Z3_ast lit_var(ip_encoder *e);
+Z3_ast lit_int(ip_encoder *e);
 /* (a < b) for Ints; NULL a or b means -infinity. */
 Z3_ast lit_lt(ip_encoder *e, Z3_ast a, Z3_ast b);
 /* Assert the disjunction of lits (constants folded; false lits dropped). */
@@ -159,8 +161,7 @@ void enc_clause(ip_encoder *e, Z3_ast *lits, uint32_t n);
 void enc_assert(ip_encoder *e, Z3_ast a);
 /* A variable equivalent to the disjunction of terms (or the single term,
  * or false). */
-Z3_ast lit_or_def(ip_encoder *e, Z3_ast *terms, uint32_t n,
-                  const char *prefix, uint32_t i, uint32_t j);
+Z3_ast lit_or_def(ip_encoder *e, Z3_ast *terms, uint32_t n);
 
 /* A key that some transaction besides txn 0 writes: only reads of such
  * keys can change writer or take part in a conflict. */

@@ -118,7 +118,7 @@ static void make_boundaries(ip_encoder *e)
                 e->g[u] = e->g[u - 1];
                 continue;
             }
-            e->g[u] = lit_var(e, "after", s, u - e->unit_first[s]);
+            e->g[u] = lit_var(e);
             if (u > e->unit_first[s]) {
                 Z3_ast c[2] = { lit_not(e, e->g[u]), e->g[u - 1] };
                 enc_clause(e, c, 2);
@@ -127,8 +127,8 @@ static void make_boundaries(ip_encoder *e)
 }
 
 /* At most one of x: pairwise for few, else a sequential counter (pure
- * clauses: the solver has no PB theory here).  `v` names the counter. */
-static void at_most_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
+ * clauses: the solver has no PB theory here). */
+static void at_most_one(ip_encoder *e, Z3_ast *x, uint32_t n)
 {
     if (n <= 6) {
         for (uint32_t i = 0; i < n; i++)
@@ -141,7 +141,7 @@ static void at_most_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
     /* s_i <=> some of x_0..x_i chosen */
     Z3_ast prev = NULL;
     for (uint32_t i = 0; i < n; i++) {
-        Z3_ast si = lit_var(e, "amo", v, i);
+        Z3_ast si = lit_var(e);
         Z3_ast c1[2] = { lit_not(e, x[i]), si };
         enc_clause(e, c1, 2);
         if (prev) {
@@ -154,7 +154,7 @@ static void at_most_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
     }
 }
 
-static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
+static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n)
 {
     Z3_ast *copy = malloc(sizeof *copy * n);
     if (!copy) {
@@ -164,7 +164,7 @@ static void exactly_one(ip_encoder *e, Z3_ast *x, uint32_t n, uint32_t v)
     memcpy(copy, x, sizeof *copy * n);
     enc_clause(e, copy, n);
     free(copy);
-    at_most_one(e, x, n, v);
+    at_most_one(e, x, n);
 }
 
 /* strict: one new-writer Boolean per session and writer some free read
@@ -188,7 +188,7 @@ static bool make_new_writers(ip_encoder *e, ip_error *err)
             uint32_t w = e->gcand[g->cand_first + i];
             Z3_ast *x = &e->nw[(size_t)s * e->n_rel + e->rel[w]];
             if (!*x)
-                *x = lit_var(e, "nw", s, w);
+                *x = lit_var(e);
         }
     }
     for (uint32_t s = 0; s < t->n_sessions; s++) {
@@ -196,7 +196,7 @@ static bool make_new_writers(ip_encoder *e, ip_error *err)
         for (uint32_t r = 0; r < e->n_rel; r++)
             if (e->nw[(size_t)s * e->n_rel + r])
                 row[k++] = e->nw[(size_t)s * e->n_rel + r];
-        at_most_one(e, row, k, t->n_events + s);
+        at_most_one(e, row, k);
     }
     free(row);
     return true;
@@ -251,9 +251,9 @@ static void encode_read(ip_encoder *e, uint32_t v)
              * here too (the halted encoder is discarded unfinished) */
             if (i % 256 == 255 && enc_halted(e))
                 return;
-            e->cx[first + i] = lit_var(e, "x", v, e->cand_txn[first + i]);
+            e->cx[first + i] = lit_var(e);
         }
-        exactly_one(e, &e->cx[first], n, v);
+        exactly_one(e, &e->cx[first], n);
     }
     uint32_t s = t->txns[ev->txn].session;
     int64_t j = e->units_before[ev->txn];
@@ -297,9 +297,9 @@ static bool make_inclusion(ip_encoder *e, ip_error *err)
                 e->inc[x] = lit_and2(e, inb, lit_not(e, prev_taint));
                 continue;
             }
-            Z3_ast tv = lit_var(e, "tainted", x, 0);
+            Z3_ast tv = lit_var(e);
             e->tainted[e->rel[x]] = tv;
-            Z3_ast iv = lit_var(e, "inc", x, 0);
+            Z3_ast iv = lit_var(e);
             enc_assert(e, Z3_mk_eq(e->z, iv,
                                    lit_and2(e, inb, lit_not(e, tv))));
             e->inc[x] = iv;
@@ -313,8 +313,7 @@ static bool make_inclusion(ip_encoder *e, ip_error *err)
  * keep their observed writers, so "some read of the group reads w" is
  * "the first one observed reading w is before the boundary, or the
  * boundary read is in the group and reads w". */
-static void strict_group_lits(ip_encoder *e, const enc_group *g, uint32_t gi,
-                              Z3_ast *buf)
+static void strict_group_lits(ip_encoder *e, const enc_group *g, Z3_ast *buf)
 {
     const ip_trace *t = e->tr;
     uint32_t s = t->txns[g->txn].session;
@@ -325,7 +324,7 @@ static void strict_group_lits(ip_encoder *e, const enc_group *g, uint32_t gi,
     }
     for (uint32_t k = 0; k < g->ev_count; k++)
         buf[k] = enc_at_boundary(e, e->gev[g->ev_first + k]);
-    Z3_ast in_group = lit_or_def(e, buf, g->ev_count, "bnd", gi, 0);
+    Z3_ast in_group = lit_or_def(e, buf, g->ev_count);
     for (uint32_t i = 0; i < g->cand_count; i++) {
         uint32_t w = e->gcand[g->cand_first + i];
         Z3_ast x = new_writer(e, s, w);
@@ -356,15 +355,14 @@ static void strict_group_lits(ip_encoder *e, const enc_group *g, uint32_t gi,
 }
 
 /* relaxed: wr_k(w, reader) inside the history / the boundary. */
-static void relaxed_group_lits(ip_encoder *e, const enc_group *g, uint32_t gi,
-                               Z3_ast *buf)
+static void relaxed_group_lits(ip_encoder *e, const enc_group *g, Z3_ast *buf)
 {
     for (uint32_t i = 0; i < g->cand_count; i++) {
         for (uint32_t k = 0; k < g->ev_count; k++) {
             uint32_t v = e->gev[g->ev_first + k];
             buf[k] = e->cx[e->cand_first[v] + i];
         }
-        Z3_ast any = lit_or_def(e, buf, g->ev_count, "wrk", gi, i);
+        Z3_ast any = lit_or_def(e, buf, g->ev_count);
         e->gwr_hist[g->wr_first + i] = lit_and2(e, any, e->inc[g->txn]);
         e->gwr_bound[g->wr_first + i] =
             lit_and2(e, any, enc_in_boundary(e, g->txn));
@@ -386,9 +384,9 @@ static bool make_group_lits(ip_encoder *e, ip_error *err)
         return ip_oom(err, "encode: out of memory");
     for (uint32_t gi = 0; gi < e->n_groups && !enc_halted(e); gi++) {
         if (strict(e))
-            strict_group_lits(e, &e->groups[gi], gi, buf);
+            strict_group_lits(e, &e->groups[gi], buf);
         else
-            relaxed_group_lits(e, &e->groups[gi], gi, buf);
+            relaxed_group_lits(e, &e->groups[gi], buf);
     }
     free(buf);
     return true;

@@ -1,7 +1,6 @@
 /* lits.c - Boolean literal helpers that fold constants, and clause output. */
 #include "enc_internal.h"
 
-#include <stdio.h>
 
 bool lit_is_true(const ip_encoder *e, Z3_ast a) { return a == e->t; }
 bool lit_is_false(const ip_encoder *e, Z3_ast a) { return !a || a == e->f; }
@@ -58,20 +57,22 @@ Z3_ast lit_or(ip_encoder *e, Z3_ast *a, uint32_t n)
     return junction(e, a, n, false);
 }
 
-Z3_ast lit_var(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j)
+/* Variables are named by a number of their encoder's: a string symbol is
+ * interned in a table Z3 shares between threads, under a lock (3 % of a
+ * smallbank triage run, bench/predict/RESULTS.md, "Probes"). */
+static Z3_symbol next_symbol(ip_encoder *e)
 {
-    char name[48];
-    snprintf(name, sizeof name, "%s_%u_%u", prefix, i, j);
-    return Z3_mk_const(e->z, Z3_mk_string_symbol(e->z, name),
-                       Z3_mk_bool_sort(e->z));
+    return Z3_mk_int_symbol(e->z, (int)e->n_symbols++);
 }
 
-Z3_ast lit_int(ip_encoder *e, const char *prefix, uint32_t i, uint32_t j)
+Z3_ast lit_var(ip_encoder *e)
 {
-    char name[48];
-    snprintf(name, sizeof name, "%s_%u_%u", prefix, i, j);
-    return Z3_mk_const(e->z, Z3_mk_string_symbol(e->z, name),
-                       Z3_mk_int_sort(e->z));
+    return Z3_mk_const(e->z, next_symbol(e), Z3_mk_bool_sort(e->z));
+}
+
+Z3_ast lit_int(ip_encoder *e)
+{
+    return Z3_mk_const(e->z, next_symbol(e), Z3_mk_int_sort(e->z));
 }
 
 Z3_ast lit_lt(ip_encoder *e, Z3_ast a, Z3_ast b)
@@ -109,8 +110,7 @@ void enc_clause(ip_encoder *e, Z3_ast *lits, uint32_t n)
         Z3_solver_assert(e->z, e->s, Z3_mk_or(e->z, k, lits));
 }
 
-Z3_ast lit_or_def(ip_encoder *e, Z3_ast *terms, uint32_t n,
-                  const char *prefix, uint32_t i, uint32_t j)
+Z3_ast lit_or_def(ip_encoder *e, Z3_ast *terms, uint32_t n)
 {
     uint32_t k = 0;
     for (uint32_t m = 0; m < n; m++) {
@@ -123,7 +123,7 @@ Z3_ast lit_or_def(ip_encoder *e, Z3_ast *terms, uint32_t n,
         return e->f;
     if (k == 1)
         return terms[0];
-    Z3_ast v = lit_var(e, prefix, i, j);
+    Z3_ast v = lit_var(e);
     enc_assert(e, Z3_mk_eq(e->z, v, Z3_mk_or(e->z, k, terms)));
     e->st.literals += k;
     return v;

@@ -54,8 +54,8 @@ static void make_vars(ip_encoder *e)
             } else if (ip_so(e->tr, e->relv[a], e->relv[c])) {
                 e->pco[p] = e->t;
             } else {
-                e->pco[p] = lit_var(e, "pco", e->relv[a], e->relv[c]);
-                e->rank[p] = lit_int(e, "rank", e->relv[a], e->relv[c]);
+                e->pco[p] = lit_var(e);
+                e->rank[p] = lit_int(e);
             }
         }
 }

@@ -60,7 +60,7 @@ static bool encode_si_pivot(ip_encoder *e, Z3_ast *st)
             if (nt == cap &&
                 !(ok = ip_grow((void **)&terms, &cap, sizeof *terms)))
                 break;
-            Z3_ast x = lit_var(e, "rw", nt, 0);  /* (p, t3) repeats by key */
+            Z3_ast x = lit_var(e);
             Z3_ast c[4][2] = {
                 { lit_not(e, x), kept },
                 { lit_not(e, x), ex },
@@ -94,7 +94,7 @@ static bool encode_si_pivot(ip_encoder *e, Z3_ast *st)
             end++;
         uint32_t ni = in_first[p + 1] - in_first[p];
         if (end > out && ni) {
-            Z3_ast pv = lit_var(e, "pivot", e->relv[p], 0);
+            Z3_ast pv = lit_var(e);
             imply_some(e, pv, terms + out, NULL, end - out, buf);
             imply_some(e, pv, terms, by_in + in_first[p], ni, buf);
             pivots[np++] = pv;
@@ -127,8 +127,8 @@ bool enc_si(ip_encoder *e)
     if (!st)
         return false;
     for (uint32_t i = 1; i < n; i++) {
-        st[i] = lit_int(e, "st", e->relv[i], 0);
-        e->co[i] = lit_int(e, "co", e->relv[i], 0);
+        st[i] = lit_int(e);
+        e->co[i] = lit_int(e);
         enc_assert(e, lit_lt(e, st[i], e->co[i]));
     }
     for (uint32_t s = 0; s < t->n_sessions; s++) {

@@ -20,7 +20,7 @@ static void encode_order_edges(ip_encoder *e)
     const ip_trace *t = e->tr;
     uint32_t n = e->n_rel;
     for (uint32_t i = 0; i < n; i++)
-        e->co[i] = lit_int(e, "co", e->relv[i], 0);
+        e->co[i] = lit_int(e);
     for (uint32_t s = 0; s < t->n_sessions; s++) {
         uint32_t prev = IP_INIT_TXN;
         const ip_session *se = &t->sessions[s];
@@ -131,7 +131,7 @@ static bool encode_hb(ip_encoder *e)
             else if (ip_so(t, e->relv[a], e->relv[b]))
                 *h = e->t;
             else
-                *h = lit_var(e, "hb", e->relv[a], e->relv[b]);
+                *h = lit_var(e);
         }
     }
     /* next relevant txn in session order */
@@ -264,7 +264,7 @@ static bool encode_ww_rc(ip_encoder *e)
                     pref[wi] = x;
                     continue;
                 }
-                Z3_ast p = lit_var(e, "pref", v, w);
+                Z3_ast p = lit_var(e);
                 Z3_ast c1[2] = { lit_not(e, old), p };
                 Z3_ast c2[2] = { lit_not(e, x), p };
                 enc_clause(e, c1, 2);

@@ -28,7 +28,6 @@ static void reader_list(ip_encoder *e, uint32_t g0, uint32_t g1,
         }
     }
     qsort(scratch, m, sizeof *scratch, cmp_u64);
-    uint32_t r = e->rel[e->groups[g0].txn];
     for (uint32_t i = 0, j; i < m; i = j) {
         uint32_t n = 0;
         for (j = i; j < m && scratch[j] >> 32 == scratch[i] >> 32; j++, n++) {
@@ -37,10 +36,8 @@ static void reader_list(ip_encoder *e, uint32_t g0, uint32_t g1,
         }
         uint32_t w = (uint32_t)(scratch[i] >> 32);
         e->wr_src[k] = w;
-        e->wr_h[k] = lit_or_def(e, th, n, "wr", e->relv[w], e->relv[r]);
-        e->wr_b[k] = strict ? e->wr_h[k]
-                            : lit_or_def(e, tb, n, "wrb", e->relv[w],
-                                         e->relv[r]);
+        e->wr_h[k] = lit_or_def(e, th, n);
+        e->wr_b[k] = strict ? e->wr_h[k] : lit_or_def(e, tb, n);
         k++;
     }
     *n_out = k;
