@@ -259,8 +259,6 @@ static bool surely_not_model(dep_graph *g, ip_level model, uint32_t e,
     return false;
 }
 
-/* ---- the probes -------------------------------------------------------- */
-
 probe_verdict dep_graph_fit(dep_graph *g, ip_level model, uint32_t e,
                             uint32_t w, const uint8_t *out, bool cut)
 {
