@@ -265,6 +265,8 @@ static cJSON *run_json(const triage_args *a, const char *trace,
               cJSON_AddNumberToObject(root, "rest_found", st->rest_found) &&
               cJSON_AddNumberToObject(root, "probes_found",
                                       st->probes_found) &&
+              cJSON_AddNumberToObject(root, "pairs_found",
+                                      st->pairs_found) &&
               cJSON_AddNumberToObject(root, "eager_switches",
                                       st->eager_switches);
     ok = ok && ip_cjson_attach(root, "search", ip_search_to_cjson(&st->search));

@@ -398,6 +398,8 @@ typedef struct ip_predict_stats {
     uint32_t probes_tried, probes_found; /* triage: single changed reads
                                    tried before a problem's first solver
                                    call, and those that confirmed (probe.c) */
+    uint32_t pairs_tried, pairs_found; /* the same for two changed reads
+                                   of one transaction (probe.c) */
     uint32_t replayed;          /* triage's later passes: constraints an
                                    earlier pass over the window learned,
                                    added again instead of found again

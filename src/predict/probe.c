@@ -27,6 +27,13 @@ struct probe_set {
     uint32_t next_e, next_w, n_w, cap;
     uint32_t *w;
     bool loaded;
+    probe_change last;        /* the single change probe_next gave last */
+    /* single changes that did not confirm (probe_failed), and
+     * probe_next_pair's place among them: failed[pf] with the pe-th read
+     * of its transaction, that read's writers w2[0..n_w2) from pw */
+    probe_change *failed;
+    uint32_t n_failed, cap_failed, pf, pe, pw, n_w2, cap2;
+    uint32_t *w2;
 };
 
 probe_set *probe_set_new(const ip_trace *t, const uint32_t *order, uint32_t n)
@@ -52,6 +59,8 @@ void probe_set_free(probe_set *ps)
     ip_assignment_free(&ps->a);
     free(ps->out);
     free(ps->w);
+    free(ps->w2);
+    free(ps->failed);
     free(ps);
 }
 
@@ -127,58 +136,61 @@ static bool set_boundaries(const ip_trace *t, ip_assignment *a, uint8_t *out,
     return true;
 }
 
-static void reset(const ip_trace *t, ip_assignment *a, uint32_t read)
-{
-    for (uint32_t s = 0; s < t->n_sessions; s++)
-        a->boundary[s] = IP_NONE;
-    a->writer[read] = t->events[read].writer;
-}
-
 /* ---- one probe -------------------------------------------------------- */
 
-probe_verdict probe_make(probe_set *ps, ip_level model, uint32_t e,
-                         uint32_t w, bool any, ip_assignment *out, bool *oom)
+probe_verdict probe_make(probe_set *ps, ip_level model, const probe_change *c,
+                         uint32_t n, bool any, ip_assignment *out, bool *oom)
 {
     const ip_trace *t = ps->t;
     *oom = false;
     memset(out, 0, sizeof *out);
-    probe_verdict v = dep_graph_cycle(&ps->g, e, w);
+    probe_verdict v = dep_graph_cycle(&ps->g, c, n);
     if (v != PROBE_TRY && !any)
         return v;
     bool cut;
-    ps->a.writer[e] = w;
-    if (!set_boundaries(t, &ps->a, ps->out, t->events[e].txn, &cut)) {
-        reset(t, &ps->a, e);
-        return PROBE_UNFIT;
-    }
-    if (v == PROBE_TRY)
-        v = dep_graph_fit(&ps->g, model, e, w, ps->out, cut);
-    if ((v == PROBE_TRY || any) && !ip_assignment_copy(t, &ps->a, out)) {
+    for (uint32_t i = 0; i < n; i++)
+        ps->a.writer[c[i].read] = c[i].writer;
+    if (!set_boundaries(t, &ps->a, ps->out, t->events[c[0].read].txn, &cut))
+        v = PROBE_UNFIT;
+    else if (v == PROBE_TRY)
+        v = dep_graph_fit(&ps->g, model, c, n, ps->out, cut);
+    if (v != PROBE_UNFIT && (v == PROBE_TRY || any) &&
+        !ip_assignment_copy(t, &ps->a, out)) {
         *oom = true;
         v = PROBE_UNFIT;
     }
-    reset(t, &ps->a, e);
+    for (uint32_t s = 0; s < t->n_sessions; s++)
+        ps->a.boundary[s] = IP_NONE;
+    for (uint32_t i = 0; i < n; i++)
+        ps->a.writer[c[i].read] = t->events[c[i].read].writer;
     return v;
 }
 
 /* ---- the probes a formula allows ------------------------------------- */
 
+/* Read event e's writers the formula allows into *buf (capacity *cap,
+ * grown as needed), their number into *n; false when out of memory. */
+static bool choices_into(const ip_encoder *enc, uint32_t e, uint32_t **buf,
+                         uint32_t *cap, uint32_t *n)
+{
+    *n = ip_encoder_choices(enc, e, *buf, *cap);
+    if (*n > *cap) {
+        uint32_t *more = realloc(*buf, (size_t)*n * sizeof **buf);
+        if (!more)
+            return false;
+        *buf = more;
+        *cap = *n;
+        *n = ip_encoder_choices(enc, e, *buf, *cap);
+    }
+    return true;
+}
+
 /* Read event e's writers the formula allows into ps->w; false when out
  * of memory. */
 static bool load_choices(probe_set *ps, const ip_encoder *enc, uint32_t e)
 {
-    uint32_t n = ip_encoder_choices(enc, e, ps->w, ps->cap);
-    if (n > ps->cap) {
-        uint32_t *more = realloc(ps->w, (size_t)n * sizeof *ps->w);
-        if (!more)
-            return false;
-        ps->w = more;
-        ps->cap = n;
-        n = ip_encoder_choices(enc, e, ps->w, ps->cap);
-    }
-    ps->n_w = n;
     ps->next_w = 0;
-    return true;
+    return choices_into(enc, e, &ps->w, &ps->cap, &ps->n_w);
 }
 
 static bool probed_read(const ip_trace *t, uint32_t e)
@@ -186,6 +198,26 @@ static bool probed_read(const ip_trace *t, uint32_t e)
     const ip_event *ev = &t->events[e];
     return ev->kind == IP_READ && ev->txn != IP_INIT_TXN &&
            ip_committed(t, ev->txn);
+}
+
+/* Keep single change c for the pairs; false when out of memory. */
+static bool note_failed(probe_set *ps, probe_change c)
+{
+    if (ps->n_failed == ps->cap_failed) {
+        uint32_t cap = ps->cap_failed ? 2 * ps->cap_failed : 64;
+        probe_change *more = realloc(ps->failed, cap * sizeof *more);
+        if (!more)
+            return false;
+        ps->failed = more;
+        ps->cap_failed = cap;
+    }
+    ps->failed[ps->n_failed++] = c;
+    return true;
+}
+
+bool probe_failed(probe_set *ps)
+{
+    return note_failed(ps, ps->last);
 }
 
 bool probe_next(probe_set *ps, const ip_encoder *enc, ip_level model,
@@ -201,11 +233,91 @@ bool probe_next(probe_set *ps, const ip_encoder *enc, ip_level model,
             return !(*oom = true);
         while (ps->next_w < ps->n_w) {
             uint32_t w = ps->w[ps->next_w++];
-            if (w != t->events[e].writer &&
-                probe_make(ps, model, e, w, false, out, oom) == PROBE_TRY)
+            probe_change c = {e, w};
+            if (w == t->events[e].writer)
+                continue;
+            probe_verdict v = probe_make(ps, model, &c, 1, false, out, oom);
+            if (v == PROBE_TRY) {
+                ps->last = c;
                 return true;
+            }
+            if (!*oom && (v == PROBE_NOT_MODEL || v == PROBE_UNFIT))
+                *oom = !note_failed(ps, c);
             if (*oom)
                 return false;
+        }
+    }
+    return false;
+}
+
+/* ---- two reads of one transaction ------------------------------------ */
+
+/* The k-th read event of txn x that is probed, or IP_NONE. */
+static uint32_t nth_read(const ip_trace *t, uint32_t x, uint32_t k)
+{
+    const ip_txn *tx = &t->txns[x];
+    for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++)
+        if (probed_read(t, e) && k-- == 0)
+            return e;
+    return IP_NONE;
+}
+
+/* Was change c a failed single before failed[i]?  (Then the pair of the
+ * two was tried from there.)  failed[] ascends by read: probe_next walks
+ * the reads in order. */
+static bool failed_before(const probe_set *ps, probe_change c, uint32_t i)
+{
+    for (uint32_t j = i; j-- > 0 && ps->failed[j].read >= c.read;)
+        if (ps->failed[j].read == c.read && ps->failed[j].writer == c.writer)
+            return true;
+    return false;
+}
+
+/* Does enc's formula still allow change c (no cover has taken it since)?
+ * Pairs come after the singles, so ps->w is free.  *oom when out of
+ * memory. */
+static bool still_allowed(probe_set *ps, const ip_encoder *enc,
+                          probe_change c, bool *oom)
+{
+    ps->loaded = false;
+    if (!choices_into(enc, c.read, &ps->w, &ps->cap, &ps->n_w))
+        return !(*oom = true);
+    for (uint32_t i = 0; i < ps->n_w; i++)
+        if (ps->w[i] == c.writer)
+            return true;
+    return false;
+}
+
+bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
+                     ip_assignment *out, bool *oom)
+{
+    const ip_trace *t = ps->t;
+    *oom = false;
+    for (; ps->pf < ps->n_failed; ps->pf++, ps->pe = ps->pw = 0) {
+        probe_change c1 = ps->failed[ps->pf];
+        if (!still_allowed(ps, enc, c1, oom)) {
+            if (*oom)
+                return false;
+            continue;
+        }
+        uint32_t x = t->events[c1.read].txn;
+        for (uint32_t e2; (e2 = nth_read(t, x, ps->pe)) != IP_NONE;
+             ps->pe++, ps->pw = 0) {
+            if (e2 == c1.read)
+                continue;
+            if (!choices_into(enc, e2, &ps->w2, &ps->cap2, &ps->n_w2))
+                return !(*oom = true);
+            while (ps->pw < ps->n_w2) {
+                probe_change c[2] = {c1, {e2, ps->w2[ps->pw++]}};
+                if (c[1].writer == t->events[e2].writer ||
+                    failed_before(ps, c[1], ps->pf))
+                    continue;
+                if (probe_make(ps, model, c, 2, false, out, oom) ==
+                    PROBE_TRY)
+                    return true;
+                if (*oom)
+                    return false;
+            }
         }
     }
     return false;

@@ -29,12 +29,13 @@ typedef struct probe_set probe_set;
 probe_set *probe_set_new(const ip_trace *t, const uint32_t *order, uint32_t n);
 void probe_set_free(probe_set *ps);
 
-/* The probe of read event e reading from w under `model`: its verdict,
- * and its assignment into *out (the caller frees it) when the verdict is
- * PROBE_TRY or, with `any`, whenever boundaries fit (tests).  *oom set
- * (and PROBE_UNFIT returned) when out of memory. */
-probe_verdict probe_make(probe_set *ps, ip_level model, uint32_t e,
-                         uint32_t w, bool any, ip_assignment *out, bool *oom);
+/* The probe of changes c[0..n) (n <= PROBE_MAX_CHANGES, reads of one
+ * transaction) under `model`: its verdict, and its assignment into *out
+ * (the caller frees it) when the verdict is PROBE_TRY or, with `any`,
+ * whenever boundaries fit (tests).  *oom set (and PROBE_UNFIT returned)
+ * when out of memory. */
+probe_verdict probe_make(probe_set *ps, ip_level model, const probe_change *c,
+                         uint32_t n, bool any, ip_assignment *out, bool *oom);
 
 /* The next probe under `model` that enc's formula allows (a read it may
  * change, a writer it may take: ip_encoder_choices) and the graph does
@@ -42,6 +43,18 @@ probe_verdict probe_make(probe_set *ps, ip_level model, uint32_t e,
  * when there is none left (or, with *oom set, out of memory). */
 bool probe_next(probe_set *ps, const ip_encoder *enc, ip_level model,
                 ip_assignment *out, bool *oom);
+
+/* The single probe probe_next gave last did not confirm: keep it for the
+ * pairs.  False when out of memory. */
+bool probe_failed(probe_set *ps);
+
+/* Two changed reads of one transaction: each single change that failed
+ * (the graph found it rejected by the model or without boundaries, or
+ * the checkers did not confirm it) with each other read of its
+ * transaction and each other writer the formula allows that read - the
+ * other change often repairs what failed (a read of the same snapshot). */
+bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
+                     ip_assignment *out, bool *oom);
 
 /* Probes are made where a formula is a window's or a small trace's: each
  * is linear in the trace. */

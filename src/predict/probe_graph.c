@@ -148,48 +148,102 @@ bool dep_graph_build(dep_graph *g, const ip_trace *t, const uint32_t *order,
     return true;
 }
 
-/* Does a path lead from `from` to `to` without the edges of read event
- * `read`, through no transaction marked in `out` (NULL: none), and with
- * hb only along so and wr?  Edges point forward, so places past `to` are
- * not walked. */
-static bool leads(dep_graph *g, uint32_t from, uint32_t to, uint32_t read,
-                  const uint8_t *out, bool hb)
+/* The edges of changed reads: the new ones (each read's wr edge from its
+ * writer, and rw to the first writer after that writer), and which old
+ * ones to leave out (any whose read is one of the changed reads). */
+typedef struct changed_edges {
+    const probe_change *c;
+    uint32_t n;
+    uint32_t from[2 * PROBE_MAX_CHANGES], to[2 * PROBE_MAX_CHANGES];
+    uint32_t n_new;
+} changed_edges;
+
+static bool left_out(const changed_edges *x, uint32_t read)
 {
-    uint32_t limit = g->pos[to], n = 0;
+    for (uint32_t i = 0; i < x->n; i++)
+        if (x->c[i].read == read)
+            return true;
+    return false;
+}
+
+/* Does a path lead from `from` to `to`, over the observed edges less
+ * those of the changed reads, through no transaction marked in `out`
+ * (NULL: none), and no place past `to` (see dep_graph_cycle)?  hb: along
+ * so and wr only, and the new edges are not taken (a claim that a path
+ * surely exists rests on the observed edges the probe keeps); otherwise
+ * they are taken too. */
+static bool leads(dep_graph *g, uint32_t from, uint32_t to,
+                  const changed_edges *x, const uint8_t *out, bool hb)
+{
+    uint32_t lim = g->pos[to], n = 0;
     memset(g->seen, 0, g->t->n_txns);
     g->stack[n++] = from;
     g->seen[from] = 1;
     while (n > 0) {
-        uint32_t x = g->stack[--n];
-        if (x == to)
+        uint32_t v = g->stack[--n];
+        if (v == to)
             return true;
-        for (uint32_t i = g->first[x]; i < g->first[x + 1]; i++) {
+        for (uint32_t i = g->first[v]; i < g->first[v + 1]; i++) {
             const dep_edge *d = &g->edge[i];
-            if (d->read == read || g->seen[d->to] || g->pos[d->to] > limit ||
-                (hb && !d->hb) || (out && out[d->to]))
+            if (g->seen[d->to] || g->pos[d->to] > lim ||
+                (hb && !d->hb) || (out && out[d->to]) ||
+                (d->read != IP_NONE && left_out(x, d->read)))
                 continue;
             g->seen[d->to] = 1;
             g->stack[n++] = d->to;
         }
+        for (uint32_t i = 0; !hb && i < x->n_new; i++)
+            if (x->from[i] == v && !g->seen[x->to[i]] &&
+                g->pos[x->to[i]] <= lim) {
+                g->seen[x->to[i]] = 1;
+                g->stack[n++] = x->to[i];
+            }
     }
     return false;
 }
 
-probe_verdict dep_graph_cycle(dep_graph *g, uint32_t e, uint32_t w)
+/* x: the edges of changes c[0..n); false when some change has no place
+ * in the order to judge by. */
+static bool changed_edges_of(const dep_graph *g, const probe_change *c,
+                             uint32_t n, changed_edges *x)
 {
-    const ip_event *ev = &g->t->events[e];
-    uint32_t r = ev->txn;
-    if (g->pos[w] == IP_NONE || g->pos[r] == IP_NONE)
-        return PROBE_TRY;             /* no order to judge by */
-    bool cycle;
-    if (g->pos[w] > g->pos[r]) {      /* wr from a later writer */
-        cycle = leads(g, r, w, e, NULL, false);
-    } else {
-        uint32_t x = writer_after(g, ev->key, g->pos[w], r);
-        cycle = x != IP_NONE && g->pos[x] < g->pos[r] &&
-                leads(g, x, r, e, NULL, false);
+    x->c = c;
+    x->n = n;
+    x->n_new = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ip_event *ev = &g->t->events[c[i].read];
+        if (g->pos[c[i].writer] == IP_NONE || g->pos[ev->txn] == IP_NONE)
+            return false;
+        x->from[x->n_new] = c[i].writer;
+        x->to[x->n_new++] = ev->txn;
+        uint32_t after = writer_after(g, ev->key, g->pos[c[i].writer],
+                                      ev->txn);
+        if (after != IP_NONE) {
+            x->from[x->n_new] = ev->txn;
+            x->to[x->n_new++] = after;
+        }
     }
-    return cycle ? PROBE_TRY : PROBE_NO_CYCLE;
+    return true;
+}
+
+/* A cycle of the probe's history under the observed order's version
+ * order takes a new edge that points backward, and a path back from its
+ * head to its tail.  Every new edge starts or ends at the changed reads'
+ * transaction r, so a cycle with two backward ones enters r by one (from
+ * u after r) and leaves it by the other (to v before r), and the walk for
+ * the one entering finds r -> v and then forward edges up to u: no walk
+ * needs to pass the place of its target. */
+probe_verdict dep_graph_cycle(dep_graph *g, const probe_change *c,
+                              uint32_t n)
+{
+    changed_edges x;
+    if (n == 0 || n > PROBE_MAX_CHANGES || !changed_edges_of(g, c, n, &x))
+        return PROBE_TRY;             /* no order to judge by */
+    for (uint32_t i = 0; i < x.n_new; i++)
+        if (g->pos[x.from[i]] > g->pos[x.to[i]] &&
+            leads(g, x.to[i], x.from[i], &x, NULL, false))
+            return PROBE_TRY;
+    return PROBE_NO_CYCLE;
 }
 
 /* ---- what the confirmation would reject anyway ------------------------
@@ -197,37 +251,51 @@ probe_verdict dep_graph_cycle(dep_graph *g, uint32_t e, uint32_t w)
  * legality, those inside the boundaries (not out[]); for the model, those
  * before the reader in the order when no other session was cut (out[]
  * then holds only the reader's later transactions, and nothing before
- * the reader happens after it, so all of them are kept). */
+ * the reader happens after it, so all of them are kept).  The paths are
+ * over observed edges the probe keeps (leads, hb). */
 
-/* Relaxed legality: read e of r now reads from w, after r in the order,
- * and r happens before w inside the boundary: hb is cyclic. */
-static bool surely_illegal(dep_graph *g, uint32_t e, uint32_t w,
-                           const uint8_t *out)
+/* Relaxed legality: change c of r now reads from a writer after r in the
+ * order, and r happens before it inside the boundary: hb is cyclic. */
+static bool surely_illegal(dep_graph *g, const changed_edges *x,
+                           const probe_change *c, const uint8_t *out)
 {
-    uint32_t r = g->t->events[e].txn;
-    return g->pos[w] > g->pos[r] && leads(g, r, w, e, out, true);
+    uint32_t r = g->t->events[c->read].txn;
+    return g->pos[c->writer] > g->pos[r] &&
+           leads(g, r, c->writer, x, out, true);
 }
 
-/* t1 precedes reader r by the model's premise (weak.c): causal - hb; ra -
- * one so or wr step; rc - a read of r before read e reads from t1. */
-static bool premise(dep_graph *g, ip_level model, uint32_t t1, uint32_t r,
-                    uint32_t e)
+/* The writer read event f reads from in the probe. */
+static uint32_t probe_writer(const ip_trace *t, const changed_edges *x,
+                             uint32_t f)
+{
+    for (uint32_t i = 0; i < x->n; i++)
+        if (x->c[i].read == f)
+            return x->c[i].writer;
+    return t->events[f].writer;
+}
+
+/* t1 precedes reader r of change c by the model's premise (weak.c):
+ * causal - hb; ra - one so or wr step; rc - a read of r before c's reads
+ * from t1. */
+static bool premise(dep_graph *g, ip_level model, const changed_edges *x,
+                    uint32_t t1, uint32_t r, const probe_change *c)
 {
     const ip_trace *t = g->t;
     switch (model) {
     case IP_LVL_CAUSAL:
-        return leads(g, t1, r, e, NULL, true);
+        return leads(g, t1, r, x, NULL, true);
     case IP_LVL_RA:
         if (ip_so(t, t1, r))
             return true;
         for (uint32_t i = g->first[t1]; i < g->first[t1 + 1]; i++)
             if (g->edge[i].to == r && g->edge[i].hb &&
-                g->edge[i].read != IP_NONE && g->edge[i].read != e)
+                g->edge[i].read != IP_NONE && !left_out(x, g->edge[i].read))
                 return true;
         return false;
     case IP_LVL_RC:
-        for (uint32_t f = t->txns[r].ev_first; f < e; f++)
-            if (t->events[f].kind == IP_READ && t->events[f].writer == t1)
+        for (uint32_t f = t->txns[r].ev_first; f < c->read; f++)
+            if (t->events[f].kind == IP_READ &&
+                probe_writer(t, x, f) == t1)
                 return true;
         return false;
     default:
@@ -235,14 +303,14 @@ static bool premise(dep_graph *g, ip_level model, uint32_t t1, uint32_t r,
     }
 }
 
-/* The model: read e of r now reads from w, before r in the order; a
+/* The model: change c of r now reads from w, before r in the order; a
  * writer t1 of the key after w precedes r by the model's premise, so the
  * model orders t1 before w; and w happens before t1: a cycle. */
-static bool surely_not_model(dep_graph *g, ip_level model, uint32_t e,
-                             uint32_t w)
+static bool surely_not_model(dep_graph *g, ip_level model,
+                             const changed_edges *x, const probe_change *c)
 {
-    const ip_event *ev = &g->t->events[e];
-    uint32_t r = ev->txn;
+    const ip_event *ev = &g->t->events[c->read];
+    uint32_t r = ev->txn, w = c->writer;
     if (g->pos[w] > g->pos[r])
         return false;
     for (uint32_t i = g->kw_first[ev->key]; i < g->kw_first[ev->key + 1];
@@ -252,21 +320,25 @@ static bool surely_not_model(dep_graph *g, ip_level model, uint32_t e,
             continue;
         if (g->pos[t1] > g->pos[r])
             break;
-        if (premise(g, model, t1, r, e) &&
-            (w == IP_INIT_TXN || leads(g, w, t1, e, NULL, true)))
+        if (premise(g, model, x, t1, r, c) &&
+            (w == IP_INIT_TXN || leads(g, w, t1, x, NULL, true)))
             return true;
     }
     return false;
 }
 
-probe_verdict dep_graph_fit(dep_graph *g, ip_level model, uint32_t e,
-                            uint32_t w, const uint8_t *out, bool cut)
+probe_verdict dep_graph_fit(dep_graph *g, ip_level model,
+                            const probe_change *c, uint32_t n,
+                            const uint8_t *out, bool cut)
 {
-    if (g->pos[w] == IP_NONE || g->pos[g->t->events[e].txn] == IP_NONE)
+    changed_edges x;
+    if (n == 0 || n > PROBE_MAX_CHANGES || !changed_edges_of(g, c, n, &x))
         return PROBE_TRY;
-    if (surely_illegal(g, e, w, out))
-        return PROBE_ILLEGAL;
-    if (!cut && surely_not_model(g, model, e, w))
-        return PROBE_NOT_MODEL;
+    for (uint32_t i = 0; i < n; i++)
+        if (surely_illegal(g, &x, &c[i], out))
+            return PROBE_ILLEGAL;
+    for (uint32_t i = 0; !cut && i < n; i++)
+        if (surely_not_model(g, model, &x, &c[i]))
+            return PROBE_NOT_MODEL;
     return PROBE_TRY;
 }

@@ -45,7 +45,7 @@ bool dep_graph_build(dep_graph *g, const ip_trace *t, const uint32_t *order,
                      uint32_t n);
 void dep_graph_free(dep_graph *g);
 
-/* What the graph says of read event e reading from w instead.  out[]
+/* What the graph says of reads changed to other writers.  out[]
  * marks the transactions beyond the probe's boundaries; cut says another
  * session than the reader's was cut (then only PROBE_ILLEGAL is claimed:
  * a cut can drop what a model violation needs). */
@@ -57,10 +57,19 @@ typedef enum {
     PROBE_UNFIT               /* no boundaries fit it (probe.c) */
 } probe_verdict;
 
-/* PROBE_TRY or PROBE_NO_CYCLE, before boundaries are chosen. */
-probe_verdict dep_graph_cycle(dep_graph *g, uint32_t e, uint32_t w);
+/* A probe's changed reads: read event `read` reads from `writer`. */
+enum { PROBE_MAX_CHANGES = 2 };
+typedef struct probe_change {
+    uint32_t read, writer;
+} probe_change;
+
+/* PROBE_TRY or PROBE_NO_CYCLE for changes c[0..n), n <= PROBE_MAX_CHANGES
+ * (distinct reads), before boundaries are chosen. */
+probe_verdict dep_graph_cycle(dep_graph *g, const probe_change *c,
+                              uint32_t n);
 /* PROBE_TRY, PROBE_ILLEGAL or PROBE_NOT_MODEL, once they are. */
-probe_verdict dep_graph_fit(dep_graph *g, ip_level model, uint32_t e,
-                            uint32_t w, const uint8_t *out, bool cut);
+probe_verdict dep_graph_fit(dep_graph *g, ip_level model,
+                            const probe_change *c, uint32_t n,
+                            const uint8_t *out, bool cut);
 
 #endif

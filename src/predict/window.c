@@ -800,6 +800,8 @@ static void solve_window(round_state *rd, uint32_t j, double seconds)
     rs->stats->rest_found += st.rest_found;
     rs->stats->probes_tried += st.probes_tried;
     rs->stats->probes_found += st.probes_found;
+    rs->stats->pairs_tried += st.pairs_tried;
+    rs->stats->pairs_found += st.pairs_found;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
     bool gave_up = r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g);
