@@ -539,11 +539,12 @@ static bool use_observed_order(problem *pb, ip_encoder *enc, ip_verdict *v)
  * where no instance needs only one changed read (tpcc under si: 22,000
  * probes, none confirming, a fifth of the run), probing is all cost.  A
  * low rate alone is no reason: tpcc rc's confirming probes come in runs
- * (reads are probed session by session).  Pairs of changes are many
- * more, and mostly fail where the single changes were no instance to
- * repair (tpcc rc: 4 of 2,600 confirmed), so they also stop once fewer
- * than one in PAIR_RATE confirms (smallbank: about one in five). */
-enum { PROBE_BARREN = 64, PAIR_RATE = 8 };
+ * (reads are probed session by session).  Pairs of changes mostly fail
+ * where the single changes were not instances waiting for a repair (tpcc
+ * rc: 4 of 2,600 confirmed, 5 % of the run with 64 tries a window), so
+ * they stop after PAIR_BARREN once fewer than one in PAIR_RATE confirms
+ * (smallbank: about one in five). */
+enum { PROBE_BARREN = 64, PAIR_BARREN = 16, PAIR_RATE = 8 };
 
 /* Whether probing goes on after `tried` probes of which `found`
  * confirmed (pairs: with a rate to keep). */
@@ -552,9 +553,9 @@ static bool keep_probing(const problem *pb, uint32_t tried, uint32_t found,
 {
     if (guard_stopped(pb->g) || (pb->deadline > 0 && ip_now() >= pb->deadline))
         return false;
-    if (tried < PROBE_BARREN)
-        return true;
-    return pairs ? (uint64_t)found * PAIR_RATE >= tried : found > 0;
+    if (pairs)
+        return tried < PAIR_BARREN || (uint64_t)found * PAIR_RATE >= tried;
+    return tried < PROBE_BARREN || found > 0;
 }
 
 /* Triage on the relaxed boundary: the probes (probe.h) of pb's formula
