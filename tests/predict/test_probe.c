@@ -13,8 +13,8 @@ static const char *const TRACES[] = {
 };
 
 /* Its transactions read dozens of keys: every pair of reads with every
- * pair of writers would take most of a minute, so only the pairs of each
- * transaction's first read are checked there. */
+ * pair of writers would take most of a minute, so only each transaction's
+ * first read is paired there (with each later one). */
 #define FEW_PAIRS "triage-tpcc-3x16.json"
 
 typedef struct tally {
@@ -107,15 +107,17 @@ static uint32_t first_read(const ip_trace *obs, const ip_txn *tx)
 }
 
 /* Every probe of read e, and every pair of it with a later read of its
- * transaction (each with each pair of other writers; FEW_PAIRS: only for
- * the first read). */
+ * transaction (each with each pair of other writers; FEW_PAIRS: the first
+ * read only).  Pairs are not made under si: the graph claims nothing of
+ * si that it does not claim of every model (no cycle, illegal). */
 static void check_read(const ip_trace *obs, probe_set *ps, ip_level model,
                        uint32_t e, const char *name, tallies *tl)
 {
     probe_change c[2];
     each_writer(obs, ps, model, c, 1, e, name, &tl->one);
     const ip_txn *tx = &obs->txns[obs->events[e].txn];
-    if (!strcmp(name, FEW_PAIRS) && e != first_read(obs, tx))
+    if (model == IP_LVL_SI ||
+        (!strcmp(name, FEW_PAIRS) && e != first_read(obs, tx)))
         return;
     const ip_event *ev = &obs->events[e];
     for (uint32_t f = e + 1; f < tx->ev_first + tx->ev_count; f++) {
@@ -166,12 +168,12 @@ static void test_verdicts(void)
             check_trace(TRACES[f], models[m], &tl);
         const tally *both[] = {&tl.one, &tl.two};
         for (int i = 0; i < 2; i++) {
+            if (models[m] == IP_LVL_SI && i == 1)
+                continue;             /* no pairs made (check_read) */
             CU_ASSERT_TRUE(both[i]->verdicts[PROBE_NO_CYCLE] > 0);
             CU_ASSERT_TRUE(both[i]->verdicts[PROBE_ILLEGAL] > 0);
-            /* si: the graph knows no premise (never NOT_MODEL), and
-             * no pair of these traces is an si instance */
-            if (models[m] != IP_LVL_SI || i == 0)
-                CU_ASSERT_TRUE(both[i]->confirmed > 0);
+            CU_ASSERT_TRUE(both[i]->confirmed > 0);
+            /* si: the graph knows no premise (never NOT_MODEL) */
             if (models[m] != IP_LVL_SI)
                 CU_ASSERT_TRUE(both[i]->verdicts[PROBE_NOT_MODEL] > 0);
         }
