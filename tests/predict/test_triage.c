@@ -515,7 +515,7 @@ typedef struct window_run {
     char **sig;
     uint32_t n_sig, instances, calls, learned, done, windows;
     uint32_t reps, reps_ok, reducible, confirmed_locally, rest_found;
-    uint32_t probes_found;
+    uint32_t probes_found, pairs_found;
 } window_run;
 
 static void window_run_free(window_run *w)
@@ -572,6 +572,7 @@ static window_run triage_windows(const char *file, ip_level model,
     w.confirmed_locally = st.confirmed_locally;
     w.rest_found = st.rest_found;
     w.probes_found = st.probes_found;
+    w.pairs_found = st.pairs_found;
     free(r.s);
     ip_triage_free(tg);
     ip_trace_free(obs);
@@ -593,9 +594,10 @@ static bool has_sig(const window_run *w, const char *sig)
  * local confirmation is what classifies (the cut is for
  * representatives), and no representative has a changed read to spare.
  * Returns the instances found in the rest of a model; adds those single-
- * change probes found to *probes. */
+ * change probes found to *probes, those pairs found to *pairs. */
 static uint32_t windows_cross_checked(const char *file, ip_level model,
-                                      ip_boundary kind, uint32_t *probes)
+                                      ip_boundary kind, uint32_t *probes,
+                                      uint32_t *pairs)
 {
     window_run w = triage_windows(file, model, kind, true, false);
     CU_ASSERT_TRUE(w.res == IP_PREDICT_FOUND || w.res == IP_PREDICT_NONE);
@@ -609,8 +611,9 @@ static uint32_t windows_cross_checked(const char *file, ip_level model,
     CU_ASSERT_TRUE(w.confirmed_locally >= w.instances);
     /* probes are made on the relaxed boundary only */
     if (kind == IP_BOUNDARY_STRICT)
-        CU_ASSERT_EQUAL(w.probes_found, 0);
+        CU_ASSERT_EQUAL(w.probes_found + w.pairs_found, 0);
     *probes += w.probes_found;
+    *pairs += w.pairs_found;
     window_run_free(&w);
     return w.rest_found;
 }
@@ -621,19 +624,21 @@ static void test_local_confirmation(void)
                                         "triage-tpcc-3x16.json"};
     static const ip_level models[] = {IP_LVL_CAUSAL, IP_LVL_RC, IP_LVL_RA,
                                       IP_LVL_SI};
-    uint32_t rest_found = 0, probes = 0;
+    uint32_t rest_found = 0, probes = 0, pairs = 0;
     for (size_t f = 0; f < sizeof files / sizeof *files; f++)
         for (size_t m = 0; m < sizeof models / sizeof *models; m++)
             for (int k = 0; k < 2; k++)
                 rest_found += windows_cross_checked(files[f], models[m],
                                                     k ? IP_BOUNDARY_RELAXED
                                                       : IP_BOUNDARY_STRICT,
-                                                    &probes);
-    /* instances held by the other changed reads of a model (solve.c) and
-     * by single changed reads before the first solver call (probe.c),
-     * confirmed and cross-checked like the solver's */
+                                                    &probes, &pairs);
+    /* instances held by the other changed reads of a model (solve.c), by
+     * single changed reads before the first solver call and by pairs of
+     * them in one transaction (probe.c), confirmed and cross-checked like
+     * the solver's */
     CU_ASSERT_TRUE(rest_found > 0);
     CU_ASSERT_TRUE(probes > 0);
+    CU_ASSERT_TRUE(pairs > 0);
 }
 
 /* ---- covers shared between windows -------------------------------------- */
