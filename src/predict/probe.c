@@ -1,15 +1,17 @@
 /*
- * probe.c - single-change probes (probe.h): their boundaries, and the
- * probes a formula allows, one by one.
+ * probe.c - probes (probe.h): their boundaries, and the probes a formula
+ * allows, one by one: single changes, then pairs made of the single
+ * changes that failed.
  *
  * A probe is an ordinary candidate: legality, the model's checker and the
  * ser checker judge it, so nothing unsound comes in, and nothing is
  * refuted from a failed one (the solver may never propose it).  What
  * confirms is covered and counted as the solver's models are, so the
- * solver then looks only for what is left: instances that need two or
- * more changed reads, or fewer transactions than a probe keeps.  Which
+ * solver then looks only for what is left: instances that need other
+ * changed reads, or fewer transactions than a probe keeps.  Which
  * instances come first changes, and with it which one-instance variant
- * classes a run reports (bench/predict/RESULTS.md, "Probes").
+ * classes a run reports (bench/predict/RESULTS.md, "Probes", "Pairs of
+ * changed reads in one transaction").
  */
 #include "probe.h"
 

@@ -1,14 +1,18 @@
 /*
- * probe.h - single-change probes (internal to the predict module; triage).
+ * probe.h - probes: the observed run with one read, or two reads of one
+ * transaction, changed (internal to the predict module; triage).
  *
- * A probe is the observed run with one read changed to another writer of
+ * A probe is the observed run with a read changed to another writer of
  * its key: the reader's transaction is its session's boundary (relaxed),
  * every other session runs to the end unless it reads past a boundary,
  * when it is cut just before that (probe.c).  Most instances of a run's
  * bug classes need one changed read (a lost update: a read-modify-write
  * that reads the version its neighbour read), and confirming a probe
  * costs a tenth of a solver check, so triage tries them before a
- * problem's first check (solve.c).
+ * problem's first check (solve.c).  A single change that fails is often
+ * half of an instance: the reader now mixes two snapshots, and changing
+ * another read of its transaction as well repairs it; those pairs come
+ * next.
  *
  * Some probes are known to fail from the observed dependency graph alone
  * (probe_graph.h), without a history built or a checker run; they are

@@ -3,13 +3,13 @@
  * probe before any history is built (probe_graph.h).
  *
  * Under a serial order's version order every edge of the observed graph
- * points forward, and so does every edge a single changed read keeps; the
- * change adds one backward edge at most: rw from its reader to the first
- * writer after the one it now reads, or wr from a writer after its
- * reader.  The probe's history is unserializable only if that edge closes
- * a cycle (a graph acyclic under one version order has a serial order),
- * so only if the observed graph, less the changed read's own edges, leads
- * back from the edge's head to its tail.  The observed graph holds every
+ * points forward, and so does every edge a probe keeps; each changed read
+ * adds one backward edge at most: rw from its reader to the first writer
+ * after the one it now reads, or wr from a writer after its reader.  The
+ * probe's history is unserializable only if such an edge closes a cycle
+ * (a graph acyclic under one version order has a serial order), so only
+ * if the observed graph, less the changed reads' own edges and with their
+ * new ones, leads back from the edge's head to its tail.  The observed graph holds every
  * edge of the probe's history, or a path for it (a ww or rw edge over a
  * write the history leaves out becomes a path through that write), so a
  * probe with a cycle is never judged without one.  The walks are linear

@@ -1,11 +1,11 @@
 /*
  * probe_graph.h - the observed dependency graph, and what it tells of a
- * single-change probe (probe.h) before any history is built (internal to
- * the predict module).
+ * probe (probe.h: one or two changed reads of one transaction) before any
+ * history is built (internal to the predict module).
  *
- * Some probes are known to fail from the graph alone: those whose change
+ * Some probes are known to fail from the graph alone: those whose changes
  * cannot close a cycle under the observed serial order's version order
- * (serializable), whose reader happens before the writer it now reads
+ * (serializable), whose reader happens before a writer it now reads
  * (relaxed: hb cyclic), and whose reader now misses a write the model
  * makes it see (a cycle of hb and the model's arbitration).  Each claim
  * is made only where it is certain, so filtering never drops a probe
