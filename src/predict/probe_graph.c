@@ -9,11 +9,11 @@
  * probe's history is unserializable only if such an edge closes a cycle
  * (a graph acyclic under one version order has a serial order), so only
  * if the observed graph, less the changed reads' own edges and with their
- * new ones, leads back from the edge's head to its tail.  The observed graph holds every
- * edge of the probe's history, or a path for it (a ww or rw edge over a
- * write the history leaves out becomes a path through that write), so a
- * probe with a cycle is never judged without one.  The walks are linear
- * in the graph; a window's has a few hundred edges.
+ * new ones, leads back from the edge's head to its tail.  The observed
+ * graph holds every edge of the probe's history, or a path for it (a ww
+ * or rw edge over a write the history leaves out becomes a path through
+ * that write), so a probe with a cycle is never judged without one.  The
+ * walks are linear in the graph; a window's has a few hundred edges.
  */
 #include "probe_graph.h"
 

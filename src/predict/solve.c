@@ -551,7 +551,8 @@ enum { PROBE_BARREN = 64, PAIR_BARREN = 16, PAIR_RATE = 8 };
 static bool keep_probing(const problem *pb, uint32_t tried, uint32_t found,
                          bool pairs)
 {
-    if (guard_stopped(pb->g) || (pb->deadline > 0 && ip_now() >= pb->deadline))
+    if (guard_stopped(pb->g) ||
+        (pb->deadline > 0 && ip_now() >= pb->deadline))
         return false;
     if (pairs)
         return tried < PAIR_BARREN || (uint64_t)found * PAIR_RATE >= tried;
@@ -561,8 +562,9 @@ static bool keep_probing(const problem *pb, uint32_t tried, uint32_t found,
 /* Triage on the relaxed boundary: the probes (probe.h) of pb's formula
  * before its first solver call - single changed reads, then (where the
  * change bound allows two) pairs of reads of one transaction made of the
- * single changes that failed; -1 to go on, else the result.  Stops at the problem's own limit and when
- * probes keep failing (the solver then finds what is left). */
+ * single changes that failed; -1 to go on, else the result.  Stops at
+ * the problem's own limit and when probes keep failing (the solver then
+ * finds what is left). */
 static int probe_changes(problem *pb, ip_encoder *enc, const ip_verdict *v)
 {
     if (pb->eo.boundary != IP_BOUNDARY_RELAXED ||

@@ -157,7 +157,8 @@ $(diff <(class_counts all.json) <(class_counts merged.json))"
         >/dev/null || fail "merged instances do not add up"
     recheck_reps merged.json causal
     # the counts of the run are the shards' added
-    for n in solver_calls refuted_orders rest_found probes_found pairs_found; do
+    for n in solver_calls refuted_orders rest_found probes_found \
+             pairs_found; do
         [ "$(jq ".$n" merged.json)" = \
           "$(jq -s "map(.$n) | add" s1/*.triage.json s2/*.triage.json)" ] ||
             fail "merged $n is not the shards' sum"
