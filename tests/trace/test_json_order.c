@@ -266,6 +266,75 @@ static void test_plain_ops(void)
     CU_ASSERT_EQUAL(ops_printed_as_cjson(src), 2);
 }
 
+/* ip_write_json_with writes as it goes what ip_trace_to_cjson's tree
+ * holds, member for member and in the same order, less the dropped tool
+ * fields and with the tail's members last (how a prediction file is
+ * written): session, transaction and op tool fields, escaped names,
+ * version orders, an op that is not plain. */
+static const char STREAMED[] =
+    "{\"isopredict_trace\":1,\"initial\":\"in\\\"it\",\"invariants\":[1,2],"
+    "\"meta\":{\"run\":\"r\\n1\"},\"versions\":{\"x\":[\"t\\\\1\",\"t2\"]},"
+    "\"sessions\":["
+    "{\"id\":\"s\\t1\",\"meta\":{\"node\":3},\"transactions\":["
+    "{\"id\":\"t\\\\1\",\"procedure\":\"pay\",\"status\":\"committed\","
+    "\"ops\":[{\"op\":\"write\",\"key\":\"x\",\"value\":1},"
+    "{\"op\":\"write\",\"key\":\"y\",\"value\":1.5}]},"
+    "{\"id\":\"t3\",\"status\":\"aborted\",\"ops\":[]}]},"
+    "{\"id\":\"s2\",\"transactions\":[{\"id\":\"t2\",\"status\":\"committed\","
+    "\"args\":{\"n\":-1.5},\"ops\":["
+    "{\"op\":\"read\",\"key\":\"x\",\"from\":\"t\\\\1\",\"value\":1},"
+    "{\"op\":\"write\",\"key\":\"x\",\"value\":2},"
+    "{\"op\":\"read\",\"key\":\"y\",\"from\":\"t\\\\1\",\"value\":1.5,"
+    "\"meta\":{\"x\":1}}]}]},"
+    "{\"id\":\"s3\",\"transactions\":[]}]}";
+
+static void test_streamed_is_tree(void)
+{
+    ip_error err = {0};
+    ip_trace *t = ip_read_json("streamed.json", STREAMED, strlen(STREAMED),
+                               IP_STRICT, &err);
+    if (!t)
+        fprintf(stderr, "\n  %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    cJSON *tree = ip_trace_to_cjson(t);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
+    cJSON_DeleteItemFromObjectCaseSensitive(tree, "invariants");
+    cJSON *tail = cJSON_CreateObject();
+    cJSON_AddStringToObject(tail, "prediction", "p\"1");
+    cJSON_AddNumberToObject(tail, "n", 7);
+    cJSON_AddItemToObject(tree, "prediction", cJSON_CreateString("p\"1"));
+    cJSON_AddNumberToObject(tree, "n", 7);
+    static const char *const drop[] = {"invariants", "replay"};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_TRUE(ip_write_json_with(t, drop, 2, tail, f));
+    fclose(f);
+    cJSON *back = cJSON_Parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+    char *want = cJSON_PrintUnformatted(tree);
+    char *got = cJSON_PrintUnformatted(back);
+    if (strcmp(want, got))
+        fprintf(stderr, "\n  want %s\n  got  %s\n", want, got);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    /* one line per session, transaction and op, the file's end a newline */
+    uint32_t lines = 0;
+    for (const char *c = text; *c; c++)
+        lines += *c == '\n';
+    CU_ASSERT_EQUAL(lines, 3 + 3 + 5 + 1);
+    CU_ASSERT_EQUAL(text[len - 1], '\n');
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n   {\"op\":\"write\",\"key\":\"x\","
+                                        "\"value\":2},\n"));
+    cJSON_free(want);
+    cJSON_free(got);
+    cJSON_Delete(back);
+    cJSON_Delete(tree);
+    cJSON_Delete(tail);
+    free(text);
+    ip_trace_free(t);
+}
+
 void add_json_order_tests(CU_pSuite s)
 {
     CU_add_test(s, "json: any member order reads the same",
@@ -273,4 +342,6 @@ void add_json_order_tests(CU_pSuite s)
     CU_add_test(s, "json: value and tool field texts", test_value_texts);
     CU_add_test(s, "json: plain ops print as cJSON prints them",
                 test_plain_ops);
+    CU_add_test(s, "json: a trace written as it goes is its tree",
+                test_streamed_is_tree);
 }

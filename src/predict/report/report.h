@@ -58,7 +58,7 @@ void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
                              const ip_predict_opts *o,
                              const char *observed_path);
 
-/* That file written, one op a line (ip_write_json_tree).  False on an I/O
+/* That file written, one op a line (ip_write_json_with).  False on an I/O
  * error or when out of memory (the stream tells which). */
 bool ip_prediction_write_json(const ip_trace *obs, const ip_prediction *p,
                               const ip_predict_opts *o,

@@ -249,15 +249,16 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
     return NULL;
 }
 
+/* Tool fields of the observed trace that describe the observed run, not
+ * a prediction of it: a prediction file leaves them out. */
+static const char *const stale[] = { "prediction", "invariants", "replay" };
+
 void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
                              const ip_predict_opts *o,
                              const char *observed_path)
 {
     cJSON *root = ip_trace_to_cjson(p->history);
     cJSON *info = ip_prediction_info_cjson(obs, p, o, observed_path);
-    /* tool fields that describe the observed run, not this one */
-    static const char *const stale[] = { "prediction", "invariants",
-                                         "replay" };
     for (size_t i = 0; root && i < sizeof stale / sizeof *stale; i++)
         cJSON_DeleteItemFromObjectCaseSensitive(root, stale[i]);
     if (ip_cjson_attach(root, "prediction", info))    /* root NULL: false */
@@ -270,8 +271,11 @@ bool ip_prediction_write_json(const ip_trace *obs, const ip_prediction *p,
                               const ip_predict_opts *o,
                               const char *observed_path, FILE *out)
 {
-    cJSON *root = ip_prediction_to_cjson(obs, p, o, observed_path);
-    bool ok = root && ip_write_json_tree(root, out);
-    cJSON_Delete(root);
+    cJSON *tail = cJSON_CreateObject();
+    cJSON *info = ip_prediction_info_cjson(obs, p, o, observed_path);
+    bool ok = ip_cjson_attach(tail, "prediction", info) &&
+              ip_write_json_with(p->history, stale,
+                                 sizeof stale / sizeof *stale, tail, out);
+    cJSON_Delete(tail);
     return ok;
 }

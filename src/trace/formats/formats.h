@@ -131,11 +131,14 @@ bool ip_write_json(const ip_trace *t, FILE *out);
  * tree's strings of keys, ids and statuses are t's own, borrowed. */
 void *ip_trace_to_cjson(const ip_trace *t);
 
-/* Print such a tree (a cJSON *, perhaps with more members, as a prediction
- * file has) the way ip_write_json prints a trace: each session,
- * transaction and op starts a line, the rest compact; a newline at the
- * end.  False on an I/O error or when out of memory. */
-bool ip_write_json_tree(const void *root, FILE *out);
+/* ip_write_json, written as it goes (no tree), leaving out the
+ * top-level tool fields named in drop (n_drop names) and adding after
+ * everything else the members of tail (a cJSON object as void *, or NULL)
+ * printed compact: how a prediction file is written.  Prints what
+ * ip_trace_to_cjson's tree with those changes would print.  False on an
+ * I/O error or when out of memory (the output is then incomplete). */
+bool ip_write_json_with(const ip_trace *t, const char *const *drop,
+                        size_t n_drop, const void *tail, FILE *out);
 
 /* Graphviz DOT of a history: sessions as clusters, so and wr edges.  The
  * optional extra edges are drawn on top (ww, rw, cycles, changed reads). */

@@ -130,26 +130,32 @@ static void put_lit(text *b, const char *s)
     put(b, s, strlen(s));
 }
 
-/* s as a JSON string, escaped as cJSON escapes it (the two-character
- * escapes, \u00xx for other control characters, every other byte as it
- * is). */
+/* How cJSON escapes byte c inside a JSON string: the two-character
+ * escapes, \u00xx for other control characters (into esc), NULL for a
+ * byte written as it is. */
+static const char *escape_of(unsigned char c, char esc[8])
+{
+    const char *two = c == '"' ? "\\\"" : c == '\\' ? "\\\\"
+                    : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+                    : c == '\n' ? "\\n" : c == '\r' ? "\\r"
+                    : c == '\t' ? "\\t" : NULL;
+    if (two || c >= 32)
+        return two;
+    snprintf(esc, 8, "\\u%04x", c);
+    return esc;
+}
+
+/* s as a JSON string, escaped as cJSON escapes it. */
 static void put_string(text *b, const char *s)
 {
     put(b, "\"", 1);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         char esc[8];
-        const char *two = *c == '"' ? "\\\"" : *c == '\\' ? "\\\\"
-                        : *c == '\b' ? "\\b" : *c == '\f' ? "\\f"
-                        : *c == '\n' ? "\\n" : *c == '\r' ? "\\r"
-                        : *c == '\t' ? "\\t" : NULL;
-        if (two) {
-            put(b, two, 2);
-        } else if (*c < 32) {
-            snprintf(esc, sizeof esc, "\\u%04x", *c);
-            put(b, esc, 6);
-        } else {
+        const char *e = escape_of(*c, esc);
+        if (e)
+            put_lit(b, e);
+        else
             put(b, (const char *)c, 1);
-        }
     }
     put(b, "\"", 1);
 }
@@ -283,76 +289,147 @@ void *ip_trace_to_cjson(const ip_trace *t)
  * One op a line: cJSON's compact print, except that each element of
  * "sessions", "transactions" and "ops" starts a line, indented by its
  * depth.  A trace stays readable, greps and diffs by op, and is about
- * 60% of the size of an indented print (and read as much faster). */
+ * 60% of the size of an indented print (and read as much faster).
+ *
+ * Written as it goes, not from a tree: a triage representative on a
+ * 50,000-transaction run is a file of megabytes, and building and freeing
+ * a cJSON node or more per transaction and op was half of writing it.
+ * Only what is rare goes through cJSON (ops that are not plain, tool
+ * fields, version orders).  ip_trace_to_cjson gives the same JSON as a
+ * tree (the tests compare the two). */
 
-static bool is_layout_array(const cJSON *m)
+static bool put_json_string(const char *s, FILE *out)
 {
-    return cJSON_IsArray(m) && m->string &&
-           (!strcmp(m->string, "sessions") ||
-            !strcmp(m->string, "transactions") || !strcmp(m->string, "ops"));
+    bool ok = fputc('"', out) != EOF;
+    for (const unsigned char *c = (const unsigned char *)s; ok && *c; c++) {
+        char esc[8];
+        const char *e = escape_of(*c, esc);
+        ok = e ? fputs(e, out) >= 0 : fputc(*c, out) != EOF;
+    }
+    return ok && fputc('"', out) != EOF;
+}
+
+/* ,"name": - a member after the first (every member but an object's
+ * first is written by this). */
+static bool put_next_name(const char *name, FILE *out)
+{
+    return fputc(',', out) != EOF && put_json_string(name, out) &&
+           fputc(':', out) != EOF;
 }
 
 static bool put_compact(const cJSON *v, FILE *out)
 {
-    if (cJSON_IsRaw(v))               /* a plain op, printed already */
-        return fputs(v->valuestring, out) >= 0;
     char *text = cJSON_PrintUnformatted(v);
     bool ok = text && fputs(text, out) >= 0;
     cJSON_free(text);
     return ok;
 }
 
-/* A member name as a JSON string. */
-static bool put_name(const char *name, FILE *out)
+static bool is_dropped(const char *name, const char *const *drop,
+                       size_t n_drop)
 {
-    cJSON *s = cJSON_CreateString(name);
-    bool ok = s && put_compact(s, out) && fputc(':', out) != EOF;
-    cJSON_Delete(s);
+    for (size_t i = 0; i < n_drop; i++)
+        if (!strcmp(name, drop[i]))
+            return true;
+    return false;
+}
+
+/* The members of tool fields `extra` (trace.h), each as ,"name":value,
+ * leaving out those named in drop. */
+static bool put_extra(const ip_trace *t, uint32_t extra,
+                      const char *const *drop, size_t n_drop, FILE *out)
+{
+    if (extra == IP_NONE)
+        return true;
+    cJSON *x = cJSON_Parse(ip_str(t, extra));
+    bool ok = cJSON_IsObject(x);
+    for (const cJSON *m = ok ? x->child : NULL; ok && m; m = m->next)
+        if (!is_dropped(m->string, drop, n_drop))
+            ok = put_next_name(m->string, out) && put_compact(m, out);
+    cJSON_Delete(x);
     return ok;
 }
 
-static bool put_value(const cJSON *v, int depth, FILE *out);
-
-static bool put_layout_array(const cJSON *a, int depth, FILE *out)
+/* The line break and indent before an element of a layout array whose
+ * elements are at `depth`. */
+static bool put_break(int depth, FILE *out)
 {
-    bool ok = fputc('[', out) != EOF;
-    for (const cJSON *e = a->child; ok && e; e = e->next)
-        ok = fprintf(out, "\n%*s", depth + 1, "") >= 0 &&
-             put_value(e, depth + 1, out) &&
-             (!e->next || fputc(',', out) != EOF);
-    return ok && fputc(']', out) != EOF;
+    return fprintf(out, "\n%*s", depth, "") >= 0;
 }
 
-/* Objects holding a layout array are printed member by member; anything
- * else in one piece. */
-static bool put_value(const cJSON *v, int depth, FILE *out)
+static bool put_op(const ip_trace *t, const ip_op *op, text *b, FILE *out)
 {
-    bool layout = false;
-    for (const cJSON *m = cJSON_IsObject(v) ? v->child : NULL; m; m = m->next)
-        layout = layout || is_layout_array(m);
-    if (!layout)
-        return put_compact(v, out);
-    bool ok = fputc('{', out) != EOF;
-    for (const cJSON *m = v->child; ok && m; m = m->next) {
-        ok = put_name(m->string, out) &&
-             (is_layout_array(m) ? put_layout_array(m, depth, out)
-                                 : put_compact(m, out)) &&
-             (!m->next || fputc(',', out) != EOF);
-    }
-    return ok && fputc('}', out) != EOF;
+    if (plain_op_text(t, op, b))
+        return fputs(b->s, out) >= 0;
+    cJSON *o = op_json(t, op, b);
+    bool ok = o && put_compact(o, out);
+    cJSON_Delete(o);
+    return ok;
 }
 
-bool ip_write_json_tree(const void *root, FILE *out)
+static bool put_txn(const ip_trace *t, uint32_t id, text *b, FILE *out)
 {
-    return put_value(root, 0, out) && fputc('\n', out) != EOF;
+    const ip_txn *x = &t->txns[id];
+    bool ok = fputs("{\"id\":", out) >= 0 &&
+              put_json_string(ip_txn_name(t, id), out) &&
+              fputs(x->status == IP_ABORTED ? ",\"status\":\"aborted\""
+                                            : ",\"status\":\"committed\"",
+                    out) >= 0 &&
+              put_extra(t, x->extra, NULL, 0, out) &&
+              fputs(",\"ops\":[", out) >= 0;
+    for (uint32_t i = 0; ok && i < x->op_count; i++)
+        ok = put_break(3, out) &&
+             put_op(t, &t->ops[x->op_first + i], b, out) &&
+             (i + 1 == x->op_count || fputc(',', out) != EOF);
+    return ok && fputs("]}", out) >= 0;
+}
+
+static bool put_session(const ip_trace *t, uint32_t s, text *b, FILE *out)
+{
+    const ip_session *ss = &t->sessions[s];
+    bool ok = fputs("{\"id\":", out) >= 0 &&
+              put_json_string(ip_str(t, ss->name), out) &&
+              put_extra(t, ss->extra, NULL, 0, out) &&
+              fputs(",\"transactions\":[", out) >= 0;
+    for (uint32_t i = 0; ok && i < ss->txn_count; i++)
+        ok = put_break(2, out) && put_txn(t, ss->txn_first + i, b, out) &&
+             (i + 1 == ss->txn_count || fputc(',', out) != EOF);
+    return ok && fputs("]}", out) >= 0;
+}
+
+static bool put_versions(const ip_trace *t, FILE *out)
+{
+    if (!ip_trace_has_versions(t))
+        return true;
+    cJSON *root = cJSON_CreateObject();
+    bool ok = root && add_versions(root, t) &&
+              put_next_name("versions", out) &&
+              put_compact(cJSON_GetObjectItemCaseSensitive(root, "versions"),
+                          out);
+    cJSON_Delete(root);
+    return ok;
+}
+
+bool ip_write_json_with(const ip_trace *t, const char *const *drop,
+                        size_t n_drop, const void *tail, FILE *out)
+{
+    text *b = malloc(sizeof *b);
+    bool ok = b && fputs("{\"isopredict_trace\":1,\"initial\":", out) >= 0 &&
+              put_json_string(ip_str(t, t->initial_name), out) &&
+              fputs(",\"sessions\":[", out) >= 0;
+    for (uint32_t s = 0; ok && s < t->n_sessions; s++)
+        ok = put_break(1, out) && put_session(t, s, b, out) &&
+             (s + 1 == t->n_sessions || fputc(',', out) != EOF);
+    free(b);
+    ok = ok && fputc(']', out) != EOF && put_versions(t, out) &&
+         put_extra(t, t->extra, drop, n_drop, out);
+    const cJSON *more = tail;
+    for (const cJSON *m = more ? more->child : NULL; ok && m; m = m->next)
+        ok = put_next_name(m->string, out) && put_compact(m, out);
+    return ok && fputs("}\n", out) >= 0;
 }
 
 bool ip_write_json(const ip_trace *t, FILE *out)
 {
-    cJSON *root = ip_trace_to_cjson(t);
-    if (!root)
-        return false;
-    bool ok = ip_write_json_tree(root, out);
-    cJSON_Delete(root);
-    return ok;
+    return ip_write_json_with(t, NULL, 0, NULL, out);
 }
