@@ -15,17 +15,6 @@
 
 enum { SER = 0, SI = 1, MAXT = 6, MAXOPS = 4, MAXC = 3 };
 
-/* Under AddressSanitizer a Z3 context costs about 60 ms instead of 5 (each
- * one gets a fresh 8.5 MB mapping from the sanitizer's allocator), and
- * each random history here checks through several: the sanitizer build
- * takes the first third of the histories (memory errors show there as
- * well as in all of them) and scales what it expects to have seen. */
-#ifdef __SANITIZE_ADDRESS__
-enum { SHARE = 3 };
-#else
-enum { SHARE = 1 };
-#endif
-
 typedef struct rng { uint64_t s; } rng;
 static uint32_t next(rng *r, uint32_t n)
 {
@@ -270,7 +259,7 @@ static void test_random_vs_brute_force(void)
 {
     rng r = { 20261123 };
     uint32_t tried = 0, amb = 0, counts[2][2] = { { 0, 0 } };
-    for (int iter = 0; iter < 250 / SHARE; iter++) {
+    for (int iter = 0; iter < 250 / TS_SHARE; iter++) {
         spec s;
         random_spec(&r, &s);
         bool ser, si;
@@ -292,10 +281,10 @@ static void test_random_vs_brute_force(void)
             "si %u/%u satisfied\n", tried, amb, counts[SER][1],
             counts[SER][0] + counts[SER][1], counts[SI][1],
             counts[SI][0] + counts[SI][1]);
-    CU_ASSERT(tried * SHARE > 120);
-    CU_ASSERT(amb * SHARE > 80);
-    CU_ASSERT(counts[SER][0] * SHARE > 10 && counts[SER][1] * SHARE > 10);
-    CU_ASSERT(counts[SI][0] * SHARE > 10 && counts[SI][1] * SHARE > 10);
+    CU_ASSERT(tried * TS_SHARE > 120);
+    CU_ASSERT(amb * TS_SHARE > 80);
+    CU_ASSERT(counts[SER][0] * TS_SHARE > 10 && counts[SER][1] * TS_SHARE > 10);
+    CU_ASSERT(counts[SI][0] * TS_SHARE > 10 && counts[SI][1] * TS_SHARE > 10);
 }
 
 /* Deduction alone: T2 cannot read x from T3, which follows it. */
