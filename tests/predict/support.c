@@ -167,11 +167,28 @@ static bool changes_at_boundary(const ip_trace *obs, const ip_prediction *p,
     return true;
 }
 
+/* p's predicted-history file as ip_prediction_write_json writes it,
+ * parsed; NULL when that fails. */
+static cJSON *written_file(const ip_trace *obs, const ip_prediction *p,
+                           const ip_predict_opts *o)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    bool ok = ip_prediction_write_json(obs, p, o, "observed.json", f);
+    ok = fclose(f) == 0 && ok;
+    cJSON *root = ok ? cJSON_Parse(text) : NULL;
+    free(text);
+    return root;
+}
+
 /* The predicted-history file reads back as a trace that checks the same. */
 static bool file_round_trips(const ip_trace *obs, const ip_prediction *p,
                              const ip_predict_opts *o)
 {
-    cJSON *root = ip_prediction_to_cjson(obs, p, o, "observed.json");
+    cJSON *root = written_file(obs, p, o);
     char *text = root ? cJSON_Print(root) : NULL;
     cJSON *pred = root ? cJSON_GetObjectItem(root, "prediction") : NULL;
     cJSON *changed = pred ? cJSON_GetObjectItem(pred, "changed_reads") : NULL;
@@ -297,7 +314,7 @@ static bool verifies_with_mutants(const ip_trace *observed,
                                   const ip_predict_opts *o)
 {
     const ip_trace *base = ip_prediction_base(observed, p);
-    cJSON *root = ip_prediction_to_cjson(observed, p, o, "observed.json");
+    cJSON *root = written_file(observed, p, o);
     ip_error why = {0};
     bool ok = root && verify_json(observed, root, &why) == IP_VERIFY_LEGAL;
     if (!ok)

@@ -51,14 +51,8 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
                                const ip_predict_opts *o,
                                const char *observed_path);
 
-/* The whole predicted-history file: the trace JSON plus "prediction".
- * The tree borrows strings of p's history (ip_trace_to_cjson): free it
- * (cJSON_Delete) before p. */
-void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
-                             const ip_predict_opts *o,
-                             const char *observed_path);
-
-/* That file written, one op a line (ip_write_json_with).  False on an I/O
+/* The whole predicted-history file - the trace JSON plus "prediction" -
+ * written, one op a line (ip_write_json_with).  False on an I/O
  * error or when out of memory (the stream tells which). */
 bool ip_prediction_write_json(const ip_trace *obs, const ip_prediction *p,
                               const ip_predict_opts *o,

@@ -253,20 +253,6 @@ void *ip_prediction_info_cjson(const ip_trace *obs, const ip_prediction *p,
  * a prediction of it: a prediction file leaves them out. */
 static const char *const stale[] = { "prediction", "invariants", "replay" };
 
-void *ip_prediction_to_cjson(const ip_trace *obs, const ip_prediction *p,
-                             const ip_predict_opts *o,
-                             const char *observed_path)
-{
-    cJSON *root = ip_trace_to_cjson(p->history);
-    cJSON *info = ip_prediction_info_cjson(obs, p, o, observed_path);
-    for (size_t i = 0; root && i < sizeof stale / sizeof *stale; i++)
-        cJSON_DeleteItemFromObjectCaseSensitive(root, stale[i]);
-    if (ip_cjson_attach(root, "prediction", info))    /* root NULL: false */
-        return root;
-    cJSON_Delete(root);
-    return NULL;
-}
-
 bool ip_prediction_write_json(const ip_trace *obs, const ip_prediction *p,
                               const ip_predict_opts *o,
                               const char *observed_path, FILE *out)
