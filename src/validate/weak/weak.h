@@ -90,6 +90,15 @@ static inline uint32_t wk_clock(const wk_clocks *c, uint32_t x, uint32_t s)
     return pos ? c->t->sessions[s].txn_first + pos - 1 : 0;
 }
 
+/* Whether x and y have the same clock entry for session s: the same
+ * so-latest txn of s happens before both. */
+static inline bool wk_clock_same(const wk_clocks *c, uint32_t x, uint32_t y,
+                                 uint32_t s)
+{
+    size_t i = (size_t)x * c->k + s, j = (size_t)y * c->k + s;
+    return c->wide ? c->vc32[i] == c->vc32[j] : c->vc16[i] == c->vc16[j];
+}
+
 bool wk_saturate_cc(const ip_trace *t, const wk_clocks *vc, wk_edges *g);
 
 /* Adjacency in compressed rows, out-edges of node v are
