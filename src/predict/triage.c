@@ -71,12 +71,6 @@ const ip_bug_class *ip_triage_class(const ip_triage *tg, uint32_t i)
     return &tg->cls[i];
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    const uint32_t *x = a, *y = b;
-    return *x < *y ? -1 : *x > *y;
-}
-
 /* FNV-1a over bytes, starting from h. */
 static uint64_t fnv(uint64_t h, const void *data, size_t n)
 {
@@ -166,7 +160,7 @@ static uint32_t cycle_txns(const ip_prediction *p, const ip_cycle *c,
         uint32_t x = p->map.obs_txn[c->edges[i].from];
         txns[n++] = base_txn ? base_txn[x] : x;
     }
-    qsort(txns, n, sizeof *txns, cmp_u32);
+    ip_sort_ids(txns, n);
     uint32_t u = 0;
     for (uint32_t i = 0; i < n; i++)
         if (u == 0 || txns[u - 1] != txns[i])

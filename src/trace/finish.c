@@ -450,12 +450,6 @@ static bool ambiguous_by_value(finisher *f, const read_ctx *r, uint32_t value)
     return record_ambiguous(f, r, n);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Why candidate w cannot be the writer of read op, or NULL when it can:
  * it is another committed transaction whose last write of the key has the
  * read's value (when both are known). */
@@ -513,7 +507,7 @@ static bool resolve_listed(finisher *f, const read_ctx *r, uint32_t list)
         if (!push_cand(f, &n, w))
             return false;
     }
-    qsort(f->cand, n, sizeof *f->cand, cmp_u32);
+    ip_sort_ids(f->cand, n);
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++)
         if (m == 0 || f->cand[m - 1] != f->cand[i])
@@ -801,22 +795,6 @@ static bool resolve_reads(finisher *f)
 
 /* ---- events, writer lists, key sets ------------------------------------ */
 
-/* Sort a transaction's written keys: mostly a handful, where insertion
- * sort beats qsort's calls through a pointer. */
-static void sort_keys(uint32_t *k, uint32_t n)
-{
-    if (n > 16) {
-        qsort(k, n, sizeof *k, cmp_u32);
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        uint32_t x = k[i], j = i;
-        for (; j > 0 && k[j - 1] > x; j--)
-            k[j] = k[j - 1];
-        k[j] = x;
-    }
-}
-
 /* Room for the key sets: at most one write event per key of txn 0 and
  * per write op (untouched room costs address space only). */
 static bool alloc_key_sets(finisher *f)
@@ -846,7 +824,7 @@ static void add_key_set(finisher *f, ip_txn *x)
             t->key_writer_first[t->events[e].key + 1]++;
         }
     x->wkey_count = w - x->wkey_first;
-    sort_keys(t->wkeys + x->wkey_first, x->wkey_count);
+    ip_sort_ids(t->wkeys + x->wkey_first, x->wkey_count);
     for (uint32_t i = x->wkey_first; i < w; i++)
         t->wkey_event[i] = f->slot[t->wkeys[i]];
     t->n_wkeys = w;

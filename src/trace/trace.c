@@ -58,6 +58,29 @@ uint32_t ip_lower_bound(const uint32_t *a, uint32_t lo, uint32_t hi,
     return lo;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Mostly a handful (a transaction's keys or writers, a cycle's
+ * transactions), sorted once per transaction of every history checked:
+ * insertion sort beats qsort's calls through a pointer there. */
+void ip_sort_ids(uint32_t *a, uint32_t n)
+{
+    if (n > 16) {
+        qsort(a, n, sizeof *a, cmp_id);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t x = a[i], j = i;
+        for (; j > 0 && a[j - 1] > x; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
 uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key)
 {
     const ip_txn *x = &t->txns[txn];

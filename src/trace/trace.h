@@ -250,6 +250,9 @@ static inline bool ip_committed(const ip_trace *t, uint32_t txn)
 uint32_t ip_lower_bound(const uint32_t *a, uint32_t lo, uint32_t hi,
                         uint32_t x);
 
+/* Sort n ids ascending in place. */
+void ip_sort_ids(uint32_t *a, uint32_t n);
+
 /* Write event of txn on key, or IP_NONE if txn does not write key. */
 uint32_t ip_write_event(const ip_trace *t, uint32_t txn, uint32_t key);
 

@@ -94,12 +94,6 @@ static bool index_readers(sg_ctx *c)
     return true;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* rf_*: the distinct writers each transaction reads from, sorted, so that
  * "does v read from u" is a binary search. */
 static bool index_read_from(sg_ctx *c)
@@ -117,7 +111,7 @@ static bool index_read_from(sg_ctx *c)
         for (uint32_t i = tx->ev_first; i < tx->ev_first + tx->ev_count; i++)
             if (counts_read(t, &t->events[i]))
                 c->rf[n++] = t->events[i].writer;
-        qsort(c->rf + begin, n - begin, sizeof *c->rf, cmp_u32);
+        ip_sort_ids(c->rf + begin, n - begin);
         uint32_t u = begin;
         for (uint32_t i = begin; i < n; i++)
             if (u == begin || c->rf[u - 1] != c->rf[i])
@@ -193,9 +187,9 @@ static bool direct_edge(const sg_ctx *c, uint32_t u, uint32_t v)
     const ip_trace *t = c->t;
     if (u == IP_INIT_TXN || t->txns[u].session == t->txns[v].session)
         return true;
-    const uint32_t *lo = c->rf + c->rf_first[v];
-    size_t n = c->rf_first[v + 1] - c->rf_first[v];
-    return bsearch(&u, lo, n, sizeof *lo, cmp_u32) != NULL;
+    uint32_t hi = c->rf_first[v + 1];
+    uint32_t i = ip_lower_bound(c->rf, c->rf_first[v], hi, u);
+    return i < hi && c->rf[i] == u;
 }
 
 typedef struct { uint32_t pos, txn, ev; } pos_txn;

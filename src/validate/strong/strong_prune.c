@@ -175,12 +175,6 @@ static uint32_t chunk_of(const reach *r, uint32_t point)
     return r->tgt[point] / (64u * r->words);
 }
 
-static int cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return (a > b) - (a < b);
-}
-
 /* The chunks that writer i of ukey uk has edge sources in, sorted and
  * distinct, into out (at most 1 + readers); their number. */
 static uint32_t writer_chunks(const reach *r, uint32_t uk, uint32_t i,
@@ -195,7 +189,7 @@ static uint32_t writer_chunks(const reach *r, uint32_t uk, uint32_t i,
     for (uint32_t k = c->rd_first[e]; k < c->rd_first[e + 1]; k++)
         if (r->tgt[sg_start(c, c->rd[k])] != IP_NONE)
             out[n++] = chunk_of(r, sg_start(c, c->rd[k]));
-    qsort(out, n, sizeof *out, cmp_u32);
+    ip_sort_ids(out, n);
     uint32_t d = 0;
     for (uint32_t k = 0; k < n; k++)
         if (!d || out[d - 1] != out[k])
