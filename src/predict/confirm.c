@@ -111,6 +111,12 @@ static confirm_outcome check_exact(const confirm_ctx *c, ip_prediction *p,
          : r == IP_CHECK_OK ? CONFIRM_SERIALIZABLE : CONFIRM_OK;
 }
 
+confirm_outcome ip_confirm_ser(const confirm_ctx *c, ip_prediction *p)
+{
+    ip_check_opts co = {.timeout_ms = c->check_timeout_ms, .max_cycles = 1};
+    return check_exact(c, p, &co);
+}
+
 /* approx and approx-rank: a pco cycle, which the ser checker must confirm;
  * without one (approx only), a serial order or the pco to refute. */
 static confirm_outcome check_approx(const confirm_ctx *c, ip_prediction *p,

@@ -47,6 +47,13 @@ typedef struct confirm_ctx {
 confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
                            ip_prediction *p, ip_pco *pco);
 
+/* The ser check a confirmation with c->ser_known left out, on p (which
+ * that confirmation filled, its model satisfied), as an exact
+ * confirmation makes it: CONFIRM_OK with p->ser_verdict a violation whose
+ * cycle is one of p's history, CONFIRM_SERIALIZABLE, CONFIRM_UNKNOWN, or
+ * CONFIRM_BUG / CONFIRM_ERROR with c->err set. */
+confirm_outcome ip_confirm_ser(const confirm_ctx *c, ip_prediction *p);
+
 void ip_prediction_clear(ip_prediction *p);
 
 /* The facts (observed ids, encode.h) that give p's history the cycle c
