@@ -389,6 +389,9 @@ typedef struct ip_predict_stats {
     uint32_t confirmed_on_cut;  /* ... and on the trace before the window's
                                    end (representatives, or the context did
                                    not suffice) */
+    uint32_t witnesses_moved;   /* local confirmations whose ser check the
+                                   window's own witness cycle made
+                                   unneeded */
     uint32_t covers_learned;    /* triage in windows: instances another
                                    window found, forbidden before they were
                                    found again (covered.h) */

@@ -76,6 +76,7 @@ typedef struct window {
                                  candidate's (cut.cut NULL until then) */
     window_local loc;         /* triage: made at the first candidate too */
     uint32_t n_local, n_cut;  /* confirmations on loc and on cut */
+    uint32_t n_moved;         /* ... on loc by the window's witness */
     covered *shared;          /* triage: the round's instances, or NULL */
     uint32_t shared_next;     /* the first of them not yet learned */
     uint32_t *ev_of_op;       /* sub op -> sub event (made when learning) */
@@ -199,7 +200,7 @@ static confirm_outcome confirm_on_cut(window *w, const ip_prediction *p,
     return o;
 }
 
-static bool local_witness(const window *w, const ip_prediction *p,
+static bool local_witness(window *w, const ip_prediction *p,
                           ip_prediction *q, bool *oom);
 
 /* The same on the window's local trace (local.h); SERIALIZABLE also when
@@ -355,10 +356,12 @@ static bool moved_witness_with(const window *w, const ip_prediction *from,
 
 /* q's ser verdict: the witness of window prediction p, when it is a cycle
  * of local prediction q's history. */
-static bool local_witness(const window *w, const ip_prediction *p,
+static bool local_witness(window *w, const ip_prediction *p,
                           ip_prediction *q, bool *oom)
 {
-    return moved_witness_with(w, p, q, local_txn_of, oom);
+    bool moved = moved_witness_with(w, p, q, local_txn_of, oom);
+    w->n_moved += moved;
+    return moved;
 }
 
 /* c's ser verdict: the witness cycle of local prediction `part`, which is
@@ -855,6 +858,7 @@ static void solve_window(round_state *rd, uint32_t j, double seconds)
         rs->windows_kept++;   /* it could have turned, and did not */
     rs->stats->confirmed_locally += w.n_local;
     rs->stats->confirmed_on_cut += w.n_cut;
+    rs->stats->witnesses_moved += w.n_moved;
     rs->stats->covers_learned += w.n_learned;
     rs->stats->replayed += st.replayed;
     rs->stats->rest_tried += st.rest_tried;

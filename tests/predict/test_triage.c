@@ -514,7 +514,7 @@ typedef struct window_run {
     ip_predict_result res;
     char **sig;
     uint32_t n_sig, instances, calls, learned, done, windows;
-    uint32_t reps, reps_ok, reducible, confirmed_locally, rest_found;
+    uint32_t reps, reps_ok, reducible, confirmed_locally, rest_found, moved;
     uint32_t probes_found, pairs_found;
 } window_run;
 
@@ -571,6 +571,7 @@ static window_run triage_windows(const char *file, ip_level model,
     w.reducible = r.reducible;
     w.confirmed_locally = st.confirmed_locally;
     w.rest_found = st.rest_found;
+    w.moved = st.witnesses_moved;
     w.probes_found = st.probes_found;
     w.pairs_found = st.pairs_found;
     free(r.s);
@@ -594,10 +595,11 @@ static bool has_sig(const window_run *w, const char *sig)
  * local confirmation is what classifies (the cut is for
  * representatives), and no representative has a changed read to spare.
  * Returns the instances found in the rest of a model; adds those single-
- * change probes found to *probes, those pairs found to *pairs. */
+ * change probes found to *probes, those pairs found to *pairs, the local
+ * confirmations that took the window's witness to *moved. */
 static uint32_t windows_cross_checked(const char *file, ip_level model,
                                       ip_boundary kind, uint32_t *probes,
-                                      uint32_t *pairs)
+                                      uint32_t *pairs, uint32_t *moved)
 {
     window_run w = triage_windows(file, model, kind, true, false);
     CU_ASSERT_TRUE(w.res == IP_PREDICT_FOUND || w.res == IP_PREDICT_NONE);
@@ -614,6 +616,8 @@ static uint32_t windows_cross_checked(const char *file, ip_level model,
         CU_ASSERT_EQUAL(w.probes_found + w.pairs_found, 0);
     *probes += w.probes_found;
     *pairs += w.pairs_found;
+    *moved += w.moved;
+    CU_ASSERT_TRUE(w.moved <= w.confirmed_locally);
     window_run_free(&w);
     return w.rest_found;
 }
@@ -628,7 +632,7 @@ static void test_local_confirmation(void)
                                         "triage-tpcc-3x16.json"};
     static const ip_level models[] = {IP_LVL_CAUSAL, IP_LVL_RC, IP_LVL_RA,
                                       IP_LVL_SI};
-    uint32_t rest_found = 0, probes = 0, pairs = 0;
+    uint32_t rest_found = 0, probes = 0, pairs = 0, moved = 0;
     for (size_t f = 0; f < sizeof files / sizeof *files; f++)
         for (size_t m = 0; m < sizeof models / sizeof *models; m++)
             for (int k = 0; k < 2; k++) {
@@ -637,7 +641,7 @@ static void test_local_confirmation(void)
                 rest_found += windows_cross_checked(files[f], models[m],
                                                     k ? IP_BOUNDARY_RELAXED
                                                       : IP_BOUNDARY_STRICT,
-                                                    &probes, &pairs);
+                                                    &probes, &pairs, &moved);
             }
     /* instances held by the other changed reads of a model (solve.c), by
      * single changed reads before the first solver call and by pairs of
@@ -646,6 +650,9 @@ static void test_local_confirmation(void)
     CU_ASSERT_TRUE(rest_found > 0);
     CU_ASSERT_TRUE(probes > 0);
     CU_ASSERT_TRUE(pairs > 0);
+    /* the window's witness cycle stood for the local ser check (and the
+     * cut, checked in full, agreed) */
+    CU_ASSERT_TRUE(moved > 0);
 }
 
 /* ---- covers shared between windows -------------------------------------- */
