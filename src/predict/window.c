@@ -154,8 +154,8 @@ static bool lift_assignment(const window *w, const lifted *l,
     return local_lift_to(&v, &t, a, out, err);
 }
 
-/* Candidate p of the window, lifted to trace tr as *a (taken), confirmed
- * there into *q. */
+/* How a window's candidate is confirmed on trace tr (the cut or the
+ * local trace). */
 static confirm_ctx confirm_ctx_over(const window *w, const ip_trace *tr,
                                     bool ser_known, ip_error *err)
 {
@@ -167,6 +167,8 @@ static confirm_ctx confirm_ctx_over(const window *w, const ip_trace *tr,
                          .ser_known = ser_known, .err = err};
 }
 
+/* Candidate p of the window, lifted to trace tr as *a (taken), confirmed
+ * there into *q. */
 static confirm_outcome confirm_over(const window *w, const ip_trace *tr,
                                     bool ser_known, const ip_prediction *p,
                                     ip_assignment *a, ip_prediction *q,
