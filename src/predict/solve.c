@@ -208,10 +208,6 @@ static bool cover_facts(problem *pb, const ip_prediction *p, ip_fact **f,
     return true;
 }
 
-/* A confirmed candidate: block it, then hand it over.  Plain search
- * blocks its set of changed reads; triage forbids the reads of its class
- * cycle with their writers instead (every later model with them holds
- * the same instance), which also covers what blocking would. */
 /* p's assignment with the cover's reads back on their observed writers,
  * into *rest; false when p changes no other read (or out of memory:
  * *oom). */
@@ -234,6 +230,10 @@ static bool rest_of(const problem *pb, const ip_prediction *p,
 static int accept_rest(problem *pb, ip_encoder *enc, ip_assignment *rest,
                        uint32_t iter);
 
+/* A confirmed candidate: block it, then hand it over.  Plain search
+ * blocks its set of changed reads; triage forbids the reads of its class
+ * cycle with their writers instead (every later model with them holds
+ * the same instance), which also covers what blocking would. */
 static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
                         uint32_t iter)
 {
