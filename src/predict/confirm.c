@@ -174,9 +174,14 @@ confirm_outcome ip_confirm(const confirm_ctx *c, ip_assignment *a,
         ip_fail(c->err, "the encoder's model is not a legal prediction: %s",
                 why.msg);
         return CONFIRM_BUG;
+    case IP_LEGAL_UNFIT:
+        if (c->unsolved)
+            return CONFIRM_UNFIT;
+        /* fall through */
     case IP_LEGAL_BROKEN:
-        ip_fail(c->err, "the encoder's model breaks the boundary rules: %s",
-                why.msg);
+        ip_fail(c->err, "the %s breaks the boundary rules: %s",
+                c->unsolved ? "candidate made without the solver"
+                            : "encoder's model", why.msg);
         return CONFIRM_BUG;
     case IP_LEGAL_ERROR:
         return ip_oom(c->err, "prediction: out of memory checking the "

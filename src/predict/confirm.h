@@ -17,6 +17,9 @@ typedef enum {
                                  rejects it (p->model_verdict.cycles[0]) */
     CONFIRM_ILLEGAL,          /* lazy weak isolation, relaxed: hb is cyclic
                                  inside the boundary (ctx->legal->cycle) */
+    CONFIRM_UNFIT,            /* ctx->unsolved: a kept read reads a write
+                                 past its session's boundary - no
+                                 prediction, nothing to refute */
     CONFIRM_UNKNOWN,          /* a checker timed out */
     CONFIRM_BUG,              /* encoder and checkers disagree; err set */
     CONFIRM_ERROR             /* resource failure; err set */
@@ -28,6 +31,10 @@ typedef struct confirm_ctx {
     ip_boundary boundary;
     ip_encoding encoding;     /* of the encoder that produced the model */
     bool lazy_weak;           /* the encoder left weak isolation out */
+    bool unsolved;            /* made without the solver (a probe, a
+                                 model's rest), whose boundaries need not
+                                 fit its reads: CONFIRM_UNFIT then, where
+                                 for a model it is a disagreement */
     unsigned check_timeout_ms;
     bool ser_known;           /* the history is known unserializable (a
                                  part of it is, local.h): no ser check,

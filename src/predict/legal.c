@@ -71,8 +71,9 @@ static uint32_t strict_limit(const ip_trace *obs, const ip_assignment *a,
     return b == IP_NONE ? UINT32_MAX : obs->events[b].pos;
 }
 
+/* *unfit set when what is wrong is a write past its session's boundary. */
 static bool strict_read_ok(const ip_trace *obs, const ip_assignment *a,
-                           uint32_t e, ip_error *err)
+                           uint32_t e, bool *unfit, ip_error *err)
 {
     const ip_event *ev = &obs->events[e];
     uint32_t limit = strict_limit(obs, a, obs->txns[ev->txn].session);
@@ -88,10 +89,12 @@ static bool strict_read_ok(const ip_trace *obs, const ip_assignment *a,
     if (w == IP_INIT_TXN)
         return true;
     uint32_t we = ip_write_event(obs, w, ev->key);
-    if (obs->events[we].pos >= strict_limit(obs, a, obs->txns[w].session))
+    if (obs->events[we].pos >= strict_limit(obs, a, obs->txns[w].session)) {
+        *unfit = true;
         return ip_fail(err, READ_FMT " reads a write of '%s' that lies "
                        "after that session's boundary", READ_ARGS(obs, e),
                        ip_txn_name(obs, w));
+    }
     return true;
 }
 
@@ -115,10 +118,12 @@ static ip_legal_result check_strict(const ip_trace *obs,
         if (b != IP_NONE && t > obs->events[b].txn)
             continue;                     /* beyond the boundary */
         uint32_t limit = strict_limit(obs, a, x->session);
+        bool unfit = false;
         for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
             if (obs->events[e].kind == IP_READ && obs->events[e].pos <= limit &&
-                ip_committed(obs, t) && !strict_read_ok(obs, a, e, err))
-                return IP_LEGAL_BROKEN;
+                ip_committed(obs, t) &&
+                !strict_read_ok(obs, a, e, &unfit, err))
+                return unfit ? IP_LEGAL_UNFIT : IP_LEGAL_BROKEN;
         l->kept[t] = ip_committed(obs, t);
     }
     return IP_LEGAL_OK;
@@ -151,9 +156,10 @@ static bool in_boundary(const ip_trace *obs, const ip_assignment *a,
 }
 
 /* Every read of an in-boundary transaction: its writer obeys the rules.
- * Counts the wr steps into *n_wr. */
+ * Counts the wr steps into *n_wr; *unfit set when what is wrong is a
+ * writer past its session's boundary. */
 static bool relaxed_reads_ok(const ip_trace *obs, const ip_assignment *a,
-                             const uint8_t *inb, uint32_t *n_wr,
+                             const uint8_t *inb, uint32_t *n_wr, bool *unfit,
                              ip_error *err)
 {
     *n_wr = 0;
@@ -175,10 +181,12 @@ static bool relaxed_reads_ok(const ip_trace *obs, const ip_assignment *a,
                                READ_ARGS(obs, e));
             if (!writes_key(obs, w, e, err))
                 return false;
-            if (w != IP_INIT_TXN && !inb[w])
+            if (w != IP_INIT_TXN && !inb[w]) {
+                *unfit = true;
                 return ip_fail(err, READ_FMT " reads from '%s', which lies "
                                "after its session's boundary",
                                READ_ARGS(obs, e), ip_txn_name(obs, w));
+            }
             *n_wr += w != IP_INIT_TXN;
         }
     }
@@ -186,7 +194,7 @@ static bool relaxed_reads_ok(const ip_trace *obs, const ip_assignment *a,
 }
 
 static bool build_graph(const ip_trace *obs, const ip_assignment *a,
-                        hb_graph *g, ip_error *err)
+                        hb_graph *g, bool *unfit, ip_error *err)
 {
     uint32_t n = obs->n_txns, n_wr;
     memset(g, 0, sizeof *g);
@@ -195,7 +203,7 @@ static bool build_graph(const ip_trace *obs, const ip_assignment *a,
         return ip_oom(err, "out of memory");
     for (uint32_t t = 1; t < n; t++)
         g->inb[t] = in_boundary(obs, a, t);
-    if (!relaxed_reads_ok(obs, a, g->inb, &n_wr, err))
+    if (!relaxed_reads_ok(obs, a, g->inb, &n_wr, unfit, err))
         return false;
     g->first = calloc((size_t)n + 2, sizeof *g->first);
     g->step = malloc(((size_t)n_wr + n + 1) * sizeof *g->step);
@@ -375,10 +383,12 @@ static ip_legal_result check_relaxed(const ip_trace *obs,
     }
     hb_graph g;
     ip_error why = {0};
-    if (!build_graph(obs, a, &g, &why)) {
+    bool unfit = false;
+    if (!build_graph(obs, a, &g, &unfit, &why)) {
         graph_free(&g);
         *err = why;
-        return why.oom ? IP_LEGAL_ERROR : IP_LEGAL_BROKEN;
+        return why.oom ? IP_LEGAL_ERROR
+                       : unfit ? IP_LEGAL_UNFIT : IP_LEGAL_BROKEN;
     }
     bool cyclic;
     ip_legal_result r = IP_LEGAL_OK;

@@ -244,6 +244,9 @@ typedef enum {
     IP_LEGAL_HB_CYCLE,        /* relaxed: so u wr is cyclic inside the
                                  boundary (out->cycle holds a cycle) */
     IP_LEGAL_BROKEN,          /* another rule broken: err says which */
+    IP_LEGAL_UNFIT,           /* a kept read reads a write that lies past
+                                 its own session's boundary: err says which
+                                 (the boundaries do not fit the reads) */
     IP_LEGAL_ERROR            /* out of memory: err set */
 } ip_legal_result;
 

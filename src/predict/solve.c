@@ -279,8 +279,11 @@ static int accept_model(problem *pb, ip_encoder *enc, ip_prediction *p,
 /* Triage: an assignment of pb->tr found without the solver (the rest of
  * a model, a probe), taken: confirmed as a model is, its weak isolation
  * checked, and when it confirms (*confirmed counted up) covered and
- * accepted as a model is.  Anything else is dropped and nothing is
- * refuted, since the solver may never propose it. */
+ * accepted as a model is.  What does not confirm is dropped and nothing
+ * is refuted, since the solver may never propose it - a rest, whose
+ * boundaries are its model's, may even read past one (CONFIRM_UNFIT) -
+ * but checkers that contradict each other end the search as for a
+ * model. */
 static int accept_unsolved(problem *pb, ip_encoder *enc, ip_assignment *a,
                            uint32_t iter, uint32_t *confirmed)
 {
@@ -292,8 +295,8 @@ static int accept_unsolved(problem *pb, ip_encoder *enc, ip_assignment *a,
     ip_error why = {0};
     confirm_ctx c = {.obs = pb->tr, .model = pb->eo.model,
                      .boundary = pb->eo.boundary, .encoding = pb->eo.encoding,
-                     .lazy_weak = true, .check_timeout_ms = check_ms(pb),
-                     .err = &why};
+                     .lazy_weak = true, .unsolved = true,
+                     .check_timeout_ms = check_ms(pb), .err = &why};
     ip_prediction p;
     ip_pco pco;
     confirm_outcome o = ip_confirm(&c, a, &p, &pco);
@@ -305,9 +308,9 @@ static int accept_unsolved(problem *pb, ip_encoder *enc, ip_assignment *a,
         return accept_model(pb, enc, &p, iter);
     }
     ip_prediction_clear(&p);
-    if (o == CONFIRM_ERROR && why.oom) {
+    if ((o == CONFIRM_ERROR && why.oom) || o == CONFIRM_BUG) {
         *pb->err = why;
-        return IP_PREDICT_ERROR;
+        return o == CONFIRM_BUG ? IP_PREDICT_UNCONFIRMED : IP_PREDICT_ERROR;
     }
     return -1;
 }
@@ -370,6 +373,7 @@ static int handle_model(problem *pb, ip_encoder *enc, ip_assignment *a,
         ip_legality_free(&legal);
         ip_prediction_clear(&p);
         return IP_PREDICT_UNKNOWN;
+    case CONFIRM_UNFIT:               /* unsolved candidates only */
     case CONFIRM_BUG:
         ip_legality_free(&legal);
         ip_prediction_clear(&p);

@@ -476,6 +476,7 @@ static ip_verify_result run(verifier *v, unsigned timeout_ms)
         return oom(v);
     case IP_LEGAL_HB_CYCLE:
     case IP_LEGAL_BROKEN:
+    case IP_LEGAL_UNFIT:
         return illegal(v, "%s", err.msg);
     }
     if ((r = check_dropped(v)) != IP_VERIFY_LEGAL)

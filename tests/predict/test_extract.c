@@ -182,11 +182,17 @@ static void test_strict_truncates_writes(void)
     ip_trace_free(obs);
 }
 
+/* a rejected for a broken rule (IP_LEGAL_BROKEN, or IP_LEGAL_UNFIT when
+ * the words say a write lies after a session's boundary), err naming it */
 static void expect_rejected(const ip_trace *obs, const ip_assignment *a,
                             ip_boundary kind, const char *words)
 {
     ip_error err = {0};
-    CU_ASSERT_FALSE(legal_ok(obs, a, kind, &err));
+    ip_legality l;
+    ip_legal_result r = ip_legality_check(obs, a, kind, &l, &err);
+    ip_legality_free(&l);
+    CU_ASSERT_EQUAL(r, strstr(words, "after") ? IP_LEGAL_UNFIT
+                                              : IP_LEGAL_BROKEN);
     if (!strstr(err.msg, words))
         fprintf(stderr, "\n  message '%s' lacks '%s'\n", err.msg, words);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, words));
@@ -231,6 +237,33 @@ static void test_rules_rejected(void)
     a.boundary[s2] = txn_id(obs, "t2");
     a.writer[e2] = txn_id(obs, "t2");
     expect_rejected(obs, &a, IP_BOUNDARY_RELAXED, "does not commit a write");
+    drop(&a);
+    ip_trace_free(obs);
+}
+
+/* A kept read of a write its session's boundary leaves out: the
+ * boundaries do not fit the reads (IP_LEGAL_UNFIT), which a candidate
+ * made without the solver may do - a model's rest keeps its boundaries
+ * while a read goes back to its observed writer. */
+static void test_read_past_boundary(void)
+{
+    ip_trace *obs = parse_json(
+        "{\"isopredict_trace\":1,\"sessions\":["
+        "{\"id\":\"s1\",\"transactions\":["
+        "{\"id\":\"a\",\"ops\":[{\"op\":\"read\",\"key\":\"x\"},"
+        "{\"op\":\"write\",\"key\":\"x\",\"value\":1}]},"
+        "{\"id\":\"w\",\"ops\":[{\"op\":\"write\",\"key\":\"y\",\"value\":2}]}]},"
+        "{\"id\":\"s2\",\"transactions\":[{\"id\":\"r\",\"ops\":["
+        "{\"op\":\"read\",\"key\":\"y\",\"from\":\"w\",\"value\":2}]}]}]}");
+    CU_ASSERT_FATAL(obs != NULL);
+    ip_assignment a = observed(obs);
+    ip_error err = {0};
+    CU_ASSERT_TRUE(legal_ok(obs, &a, IP_BOUNDARY_RELAXED, &err));
+    a.boundary[obs->txns[txn_id(obs, "a")].session] = txn_id(obs, "a");
+    expect_rejected(obs, &a, IP_BOUNDARY_RELAXED, "after its session");
+    a.boundary[obs->txns[txn_id(obs, "a")].session] =
+        read_event(obs, "a", "x");
+    expect_rejected(obs, &a, IP_BOUNDARY_STRICT, "after that session");
     drop(&a);
     ip_trace_free(obs);
 }
@@ -325,6 +358,7 @@ void add_extract_suite(void)
     CU_add_test(s, "relaxed drops happens-after", test_relaxed_drops_happens_after);
     CU_add_test(s, "strict truncates writes", test_strict_truncates_writes);
     CU_add_test(s, "boundary rules rejected", test_rules_rejected);
+    CU_add_test(s, "a read past a boundary", test_read_past_boundary);
     CU_add_test(s, "observed writers are resolved",
                 test_observed_writers_resolved);
     CU_add_test(s, "observed assignment is identity", test_identity);
