@@ -10,11 +10,15 @@
  * solve forbids the covers published by the others that its formula can
  * state: a model with them holds an instance already reported, which is
  * what the window's own cover already assumes (docs/SEMANTICS.md,
- * "Triage").
+ * "Triage").  A cover's reads lie in its owner's window, so a window
+ * reads only the covers of the windows that overlap it: kept per owner,
+ * what it reads does not grow with the run (on smallbank 100x1000 reading
+ * every window's took a tenth of a round).
  *
  * Thread-safe.  Facts are copied in and out; nothing is borrowed.  Memory:
  * two words per fact, a few facts per instance (it grows with the
- * instances found, as the class table's fingerprints do).
+ * instances found, as the class table's fingerprints do), and a few words
+ * per window.
  */
 #ifndef ISOPREDICT_COVERED_H
 #define ISOPREDICT_COVERED_H
@@ -29,8 +33,14 @@ typedef struct covered_fact {
     uint32_t read, writer;
 } covered_fact;
 
-/* NULL when out of memory. */
-covered *covered_new(void);
+/* How far apart two overlapping windows can be: windows of w
+ * transactions start w/2 apart, so (w - 1) / (w / 2) <= 2. */
+enum { COVERED_MAX_REACH = 2 };
+
+/* NULL when out of memory.  windows: owners are window indices below it;
+ * reach (at most COVERED_MAX_REACH): windows i and j overlap when
+ * |i - j| <= reach. */
+covered *covered_new(uint32_t windows, uint32_t reach);
 void covered_free(covered *cv);
 
 /* Publish one instance of n facts found by `owner` (a window index).
@@ -38,12 +48,18 @@ void covered_free(covered *cv);
 bool covered_add(covered *cv, uint32_t owner, const covered_fact *f,
                  uint32_t n);
 
-/* The instances others than `self` published from index *next on,
- * copied: *n_inst instances, instance i's facts are (*f)[k] for k in
- * [(*start)[i], (*start)[i + 1]).  *next advances past all published.
- * Both arrays are malloc'ed (the caller frees them; NULL when there are
- * none).  False when out of memory (then *next is unchanged). */
-bool covered_since(covered *cv, uint32_t self, uint32_t *next,
+/* Where a window is in each overlapping window's list (all zero: at the
+ * start of every list). */
+typedef struct covered_cursor {
+    uint32_t next[2 * COVERED_MAX_REACH + 1];
+} covered_cursor;
+
+/* The instances the windows overlapping `self` (not itself) published
+ * since *cur, copied: *n_inst instances, instance i's facts are (*f)[k]
+ * for k in [(*start)[i], (*start)[i + 1]).  *cur advances past all of
+ * them.  Both arrays are malloc'ed (the caller frees them; NULL when
+ * there are none).  False when out of memory (then *cur is unchanged). */
+bool covered_since(covered *cv, uint32_t self, covered_cursor *cur,
                    covered_fact **f, uint32_t **start, uint32_t *n_inst);
 
 #endif

@@ -78,7 +78,7 @@ typedef struct window {
     uint32_t n_local, n_cut;  /* confirmations on loc and on cut */
     uint32_t n_moved;         /* ... on loc by the window's witness */
     covered *shared;          /* triage: the round's instances, or NULL */
-    uint32_t shared_next;     /* the first of them not yet learned */
+    covered_cursor shared_at; /* what of them it has learned */
     uint32_t *ev_of_op;       /* sub op -> sub event (made when learning) */
     uint32_t n_learned;
     double seconds;           /* its time when it started (0: no limit) */
@@ -614,11 +614,11 @@ static bool learn_covers(void *ctx, ip_encoder *enc, bool fresh,
 {
     window *w = ctx;
     if (fresh)
-        w->shared_next = 0;
+        w->shared_at = (covered_cursor){{0}};
     covered_fact *f;
     uint32_t *start, n;
     if ((!w->ev_of_op && !make_ev_of_op(w)) ||
-        !covered_since(w->shared, w->index, &w->shared_next, &f, &start,
+        !covered_since(w->shared, w->index, &w->shared_at, &f, &start,
                        &n))
         return ip_oom(err, "prediction: out of memory");
     ip_fact *g = NULL;
@@ -1009,7 +1009,7 @@ ip_predict_result run_round(run_state *rs, const ip_search_round *b,
     bool share = rs->opts->triage && rd.count > 1 &&
                  !rs->opts->unshared_covers;
     if (share)
-        rd.shared = covered_new();
+        rd.shared = covered_new(rd.count, (rd.size - 1) / rd.stride);
     bool memo = window_seconds < 0;      /* passes: windows resume */
     if (memo)
         rd.memo = calloc(rd.count, sizeof *rd.memo);

@@ -657,22 +657,23 @@ static void test_local_confirmation(void)
 
 /* ---- covers shared between windows -------------------------------------- */
 
-/* The shared list hands each reader every instance once, in order, never
- * its own, and copies facts both ways. */
+/* The shared lists hand each reader every instance of the windows that
+ * overlap its own once, in order, never its own, and copy facts both
+ * ways. */
 static void test_covered_list(void)
 {
-    covered *cv = covered_new();
+    covered *cv = covered_new(8, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cv);
     covered_fact a[2] = {{10, 1}, {11, 2}}, b[1] = {{20, 3}},
-                 c[3] = {{30, 4}, {31, 5}, {32, 6}};
+                 c[3] = {{30, 4}, {31, 5}, {32, 6}}, d[1] = {{40, 7}};
     CU_ASSERT_TRUE(covered_add(cv, 0, a, 2));
     CU_ASSERT_TRUE(covered_add(cv, 1, b, 1));
     CU_ASSERT_TRUE(covered_add(cv, 0, NULL, 0));      /* nothing to add */
     a[0].read = 99;                                    /* copied in */
     covered_fact *f;
-    uint32_t *start, n, next = 0;
-    CU_ASSERT_TRUE_FATAL(covered_since(cv, 1, &next, &f, &start, &n));
-    CU_ASSERT_EQUAL(next, 2);
+    uint32_t *start, n;
+    covered_cursor at = {{0}};
+    CU_ASSERT_TRUE_FATAL(covered_since(cv, 1, &at, &f, &start, &n));
     CU_ASSERT_EQUAL_FATAL(n, 1);                       /* not its own */
     CU_ASSERT_EQUAL(start[0], 0);
     CU_ASSERT_EQUAL(start[1], 2);
@@ -681,23 +682,28 @@ static void test_covered_list(void)
     free(f);
     free(start);
     CU_ASSERT_TRUE(covered_add(cv, 2, c, 3));
-    CU_ASSERT_TRUE_FATAL(covered_since(cv, 1, &next, &f, &start, &n));
-    CU_ASSERT_EQUAL(next, 3);
-    CU_ASSERT_EQUAL_FATAL(n, 1);                       /* only the new one */
+    CU_ASSERT_TRUE(covered_add(cv, 0, d, 1));
+    CU_ASSERT_TRUE_FATAL(covered_since(cv, 1, &at, &f, &start, &n));
+    CU_ASSERT_EQUAL_FATAL(n, 2);                       /* only the new ones */
+    CU_ASSERT_EQUAL(start[1], 1);                      /* window 0's first */
+    CU_ASSERT_EQUAL(f[0].read, 40);
+    CU_ASSERT_EQUAL(start[2], 4);
+    CU_ASSERT_EQUAL(f[3].read, 32);
+    free(f);
+    free(start);
+    CU_ASSERT_TRUE_FATAL(covered_since(cv, 1, &at, &f, &start, &n));
+    CU_ASSERT_EQUAL(n, 0);                             /* nothing new */
+    CU_ASSERT_PTR_NULL(f);
+    covered_cursor far = {{0}}, next = {{0}};
+    CU_ASSERT_TRUE_FATAL(covered_since(cv, 5, &far, &f, &start, &n));
+    CU_ASSERT_EQUAL(n, 0);                   /* no window overlaps it */
+    CU_ASSERT_TRUE_FATAL(covered_since(cv, 3, &next, &f, &start, &n));
+    CU_ASSERT_EQUAL_FATAL(n, 1);                       /* window 2's */
     CU_ASSERT_EQUAL(start[1], 3);
     CU_ASSERT_EQUAL(f[2].read, 32);
     free(f);
     free(start);
-    CU_ASSERT_TRUE_FATAL(covered_since(cv, 1, &next, &f, &start, &n));
-    CU_ASSERT_EQUAL(n, 0);                             /* nothing new */
-    CU_ASSERT_PTR_NULL(f);
-    next = 0;
-    CU_ASSERT_TRUE_FATAL(covered_since(cv, 7, &next, &f, &start, &n));
-    CU_ASSERT_EQUAL_FATAL(n, 3);                       /* a stranger: all */
-    CU_ASSERT_EQUAL(start[3], 6);
-    CU_ASSERT_EQUAL(f[2].read, 20);
-    free(f);
-    free(start);
+    CU_ASSERT_TRUE(covered_add(cv, 8, b, 1));          /* no such window */
     covered_free(cv);
 }
 
