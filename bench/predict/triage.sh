@@ -4,7 +4,9 @@
 # run (seeded), triage it with one bounded round (windows of W
 # transactions, staleness K, at most C changed reads) and print a row: classes, instances, windows
 # searched of all, seconds, peak resident memory, whether the round was
-# searched to the end.  Optionally the 100,000-transaction smallbank run.
+# searched to the end, and (VERIFY=1) how many of the representatives
+# `isopredict verify` proves legal.  Optionally the 100,000-transaction
+# smallbank run.
 #
 # Usage: bench/predict/triage.sh [OUTDIR]      (OUTDIR must not exist)
 # Environment:
@@ -17,6 +19,7 @@
 #   TIMEOUT=120           seconds per run (isopredict --timeout)
 #   JOBS=2
 #   BIG=0                 1: also smallbank 100x1000, causal (TIMEOUT_BIG=120)
+#   VERIFY=0              1: verify every representative (not timed)
 #   RUNS=1                runs of each row, one table row each ("app #i"):
 #                         near a time limit this VM's speed swings a row's
 #                         windows searched from one run to the next
@@ -38,6 +41,7 @@ TIMEOUT_BIG=${TIMEOUT_BIG:-120}
 JOBS=${JOBS:-2}
 BIG=${BIG:-0}
 RUNS=${RUNS:-1}
+VERIFY=${VERIFY:-0}
 out=${1:-$here/triage-$(date +%Y%m%d-%H%M%S)}
 ip=$BUILD/src/cli/isopredict
 apps=$BUILD/examples/apps
@@ -47,8 +51,19 @@ command -v jq > /dev/null || { echo "jq is required" >&2; exit 2; }
 mkdir -p "$out"
 table=$out/triage.md
 
-printf '| app | size | model | classes | instances | solver calls | windows searched | complete | seconds | peak MB |\n' > "$table"
-printf '|---|---|---|---|---|---|---|---|---|---|\n' >> "$table"
+printf '| app | size | model | classes | instances | solver calls | windows searched | complete | seconds | peak MB | verified |\n' > "$table"
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n' >> "$table"
+
+# verified TRACE DIR: "legal/all" of DIR's representatives, or "-"
+verified() {
+    [ "$VERIFY" = 1 ] || { echo -; return; }
+    set -- "$1" "$2"/*.class-*.json
+    [ -f "$2" ] || { echo 0/0; return; }
+    observed=$1
+    shift
+    "$ip" verify --json --observed "$observed" "$@" 2> /dev/null |
+        jq -r '"\(.legal)/\(.files)"' || echo "error"
+}
 
 # once APP SESSIONS TXNS MODEL TIMEOUT SUFFIX LABEL: one run, one row
 once() {
@@ -63,8 +78,9 @@ once() {
         --timeout "$limit" \
         --jobs "$JOBS" --out "$out/reps-$app-$model$sfx" "$trace" > "$rep" || true
     wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-    jq -r --arg app "$label" --arg size "${s}x$t" --arg wall "$wall" \
-        '"| \($app) | \($size) | \(.model) | \(.classes | length) | \(.instances) | \(.solver_calls) | \(.search.rounds[0].searched)/\(.search.rounds[0].windows) | \(if .search.rounds[0].searched == .search.rounds[0].windows then "yes" else "no" end) | \($wall) | \(.search.peak_bytes / 1048576 | floor) |"' \
+    ver=$(verified "$trace" "$out/reps-$app-$model$sfx")
+    jq -r --arg app "$label" --arg size "${s}x$t" --arg wall "$wall" --arg ver "$ver" \
+        '"| \($app) | \($size) | \(.model) | \(.classes | length) | \(.instances) | \(.solver_calls) | \(.search.rounds[0].searched)/\(.search.rounds[0].windows) | \(if .search.rounds[0].searched == .search.rounds[0].windows then "yes" else "no" end) | \($wall) | \(.search.peak_bytes / 1048576 | floor) | \($ver) |"' \
         "$rep" >> "$table"
     tail -1 "$table"
 }
