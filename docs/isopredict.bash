@@ -8,7 +8,7 @@ _isopredict_opts()
         --timeout --max-memory --max-predictions --search --window
         --staleness --changes --jobs --weak-isolation --shard --key-family --quiet
         --help" ;;
-    triage) echo "--model --boundary --encoding --format --out --json --html
+    triage) echo "--model --boundary --encoding --format --out --json --html --html-classes
         --timeout --max-memory --search --window --staleness --changes --jobs
         --weak-isolation --shard --key-family --merge --independent-windows
         --quiet --help" ;;

@@ -3,6 +3,7 @@
  * feasible, weakly isolated, unserializable execution (predict.h), report
  * it, and write each prediction as a trace file (plus .dot with --dot).
  */
+#include "html_files.h"
 #include "search_opts.h"
 #include "report.h"
 
@@ -52,8 +53,9 @@ static void usage(FILE *out)
         "  --json                      print the report as JSON\n"
         "  --dot                       also write a Graphviz .dot per prediction\n"
         "  --html FILE                 also write an HTML report (a new file): the\n"
-        "                              predictions, observed and predicted runs drawn;\n"
-        "                              several traces: one page for all\n"
+        "                              predictions, observed and predicted runs drawn\n"
+        "                              (the first 100; a tenth of --timeout is kept\n"
+        "                              for the page); several traces: one page for all\n"
         "  --timeout SECONDS           the whole run, reading included (default 600,\n"
         "                              0 = never)\n"
         "  --max-memory SIZE           memory budget, e.g. 512M, 2G (default: the\n"
@@ -295,14 +297,18 @@ static void print_limit(const predict_args *a, const ip_predict_stats *st,
     const ip_search_info *si = &st->search;
     const char *so_far = n ? "; the predictions found so far are reported"
                            : "";
+    /* a bounded search was asked for: not advised again */
+    const char *or_bounded = a->opts.search == IP_SEARCH_BOUNDED
+                                 ? "" : ", or a bounded search (--search "
+                                        "bounded)";
     if (si->stopped == IP_STOP_TIME)
         fprintf(stderr, "isopredict: time limit of %u s reached%s; try a "
-                "longer --timeout, or a bounded search (--search "
-                "bounded)\n", a->search.timeout_s, so_far);
+                "longer --timeout%s\n", a->search.timeout_s, so_far,
+                or_bounded);
     else if (si->stopped == IP_STOP_MEMORY)
         fprintf(stderr, "isopredict: memory limit of %.2f GiB reached%s; "
-                "try a larger --max-memory, or a bounded search (--search "
-                "bounded)\n", gib(a->opts.max_memory), so_far);
+                "try a larger --max-memory%s\n", gib(a->opts.max_memory),
+                so_far, or_bounded);
     else if (si->stopped == IP_STOP_INTERRUPT)
         fprintf(stderr, "isopredict: interrupted after %.2fs%s\n",
                 st->seconds, so_far);
@@ -323,12 +329,15 @@ static void print_limit(const predict_args *a, const ip_predict_stats *st,
 typedef struct entry {
     char *text;
     cJSON *info;
+    char *file;               /* its prediction file (a streamed --html
+                                 page reads it back) */
 } entry;
 
 static void entries_free(entry *e, uint32_t n)
 {
     for (uint32_t i = 0; e && i < n; i++) {
         free(e[i].text);
+        free(e[i].file);
         cJSON_Delete(e[i].info);
     }
     free(e);
@@ -340,6 +349,8 @@ static bool make_entry(const predict_args *a, const ip_trace *obs,
                        const ip_prediction *p, const out_files *file,
                        bool slim, entry *e)
 {
+    if (a->html && !(e->file = strdup(file->json)))
+        return false;
     if (a->json) {
         e->info = ip_prediction_info_cjson(obs, p, &a->opts, a->trace);
         if (e->info && slim)
@@ -431,13 +442,11 @@ static bool print_json(const predict_args *a, ip_predict_result r,
     return text != NULL;
 }
 
-/* --html: the run's settings and outcome, then one section per
- * prediction with the observed run (or the window's cut run) beside it. */
-static bool html_report(FILE *out, ip_drawer *dr, const predict_args *a,
-                        const ip_trace *obs, ip_predict_result r,
-                        const ip_prediction *p,
-                        uint32_t n, const out_files *files,
-                        const ip_predict_stats *st)
+/* An --html page with the run's settings and outcome; NULL with err set
+ * when out of memory. */
+static ip_html *html_begin(FILE *out, ip_drawer *dr, const predict_args *a,
+                           ip_predict_result r, uint32_t n,
+                           const ip_predict_stats *st, ip_error *err)
 {
     const ip_predict_opts *o = &a->opts;
     char count[32], secs[32], title[600], search[2048];
@@ -451,8 +460,20 @@ static bool html_report(FILE *out, ip_drawer *dr, const predict_args *a,
         "encoding", ip_encoding_name(o->encoding),
         "search", search,
         "result", cli_result_name(r), "predictions", count, "time", secs, NULL};
+    return ip_html_begin(out, dr, title, rows, err);
+}
+
+/* --html: one section per prediction with the observed run (or the
+ * window's cut run) beside it. */
+static bool html_report(FILE *out, ip_drawer *dr, const predict_args *a,
+                        const ip_trace *obs, ip_predict_result r,
+                        const ip_prediction *p,
+                        uint32_t n, const out_files *files,
+                        const ip_predict_stats *st)
+{
+    const ip_predict_opts *o = &a->opts;
     ip_error err = {0};
-    ip_html *page = ip_html_begin(out, dr, title, rows, &err);
+    ip_html *page = html_begin(out, dr, a, r, n, st, &err);
     bool ok = page != NULL;
     for (uint32_t i = 0; ok && i < n; i++) {
         cJSON *info = ip_prediction_info_cjson(obs, &p[i], o, a->trace);
@@ -467,21 +488,59 @@ static bool html_report(FILE *out, ip_drawer *dr, const predict_args *a,
     return ip_html_end(page) && ok;
 }
 
+/* --html after a streamed run: the predictions read back from their
+ * files, the first CLI_HTML_DRAWN drawn while there is time, the others
+ * listed (html_files.h). */
+static bool html_streamed(FILE *out, ip_drawer *dr, const predict_args *a,
+                          const ip_trace *obs, ip_predict_result r,
+                          const entry *e, uint32_t n,
+                          const ip_predict_stats *st, double deadline)
+{
+    ip_error err = {0};
+    ip_html *page = html_begin(out, dr, a, r, n, st, &err);
+    bool ok = page != NULL;
+    uint32_t drawn = 0, late = 0;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        const char *why = cli_html_why_undrawn(
+            drawn, CLI_HTML_DRAWN, "the page draws the first predictions "
+            "found", deadline);
+        if (!why) {
+            ok = cli_html_draw_file(page, i + 1, obs, e[i].file, -1, &err);
+            drawn++;
+            continue;
+        }
+        char heading[48];
+        snprintf(heading, sizeof heading, "Prediction %u", i + 1);
+        late += drawn < CLI_HTML_DRAWN;
+        ok = ip_html_undrawn(page, heading, NULL, why, e[i].file) ||
+             ip_fail(&err, "cannot write the page");
+    }
+    if (!ok && err.msg[0])
+        fprintf(stderr, "isopredict: %s\n", err.msg);
+    else if (!a->quiet)
+        cli_html_note_late(a->html, late, "prediction(s)");
+    return ip_html_end(page) && ok;
+}
+
+/* The --html page: the predictions p with their files (kept in memory),
+ * or, p NULL, the entries e of a streamed run by `deadline`. */
 static int write_html(const predict_args *a, const ip_trace *obs,
-                      ip_predict_result r, const ip_prediction *p, uint32_t n,
-                      const out_files *files, const ip_predict_stats *st)
+                      ip_predict_result r, const ip_prediction *p,
+                      const out_files *files, const entry *e, uint32_t n,
+                      const ip_predict_stats *st, double deadline)
 {
     int status;
     ip_drawer *dr = cli_open_drawer(&status);
     cli_file *f = dr ? cli_create_file(a->html, &status) : NULL;
     if (f)
-        status = cli_close_file(f, html_report(f->f, dr, a, obs, r, p, n,
-                                               files, st));
+        status = cli_close_file(
+            f, p ? html_report(f->f, dr, a, obs, r, p, n, files, st)
+                 : html_streamed(f->f, dr, a, obs, r, e, n, st, deadline));
     ip_drawer_free(dr);
     return status;
 }
 
-/* Streaming (--max-predictions above 1, no --html): each prediction's
+/* Streaming (--max-predictions above 1): each prediction's
  * files are written and its report entry made as soon as it is found, so
  * that time and memory do not grow with the predictions kept. */
 typedef struct stream {
@@ -523,7 +582,7 @@ static int keep_all(const predict_args *a, const ip_trace *obs,
     int status = made ? write_outputs(a, obs, p, n, 1, files)
                       : IP_EXIT_UNKNOWN;
     if (status == IP_EXIT_OK && a->html)
-        status = write_html(a, obs, r, p, n, files, st);
+        status = write_html(a, obs, r, p, files, NULL, n, st, 0);
     for (uint32_t i = 0; made && status == IP_EXIT_OK && i < n; i++)
         made = make_entry(a, obs, &p[i], &files[i], false, &(*out)[i]);
     if (!made) {
@@ -534,13 +593,18 @@ static int keep_all(const predict_args *a, const ip_trace *obs,
     return status;
 }
 
-static int run(const predict_args *a, const ip_trace *obs)
+/* The search, its files and its report; the --html page by `deadline`
+ * (0: no limit). */
+static int run(const predict_args *a, const ip_trace *obs, double deadline)
 {
     ip_predict_opts o = a->opts;
     stream sm = {.a = a};
-    if (o.max_predictions > 1 && !a->html) {
+    if (o.max_predictions > 1) {
         o.sink = stream_one;
         o.sink_ctx = &sm;
+        /* the page is drawn after the search, within the same limit */
+        if (a->html && o.timeout_ms)
+            o.timeout_ms -= o.timeout_ms / 10;
     }
     ip_prediction *p = NULL;
     uint32_t n = 0, n_run;
@@ -558,10 +622,14 @@ static int run(const predict_args *a, const ip_trace *obs)
     print_limit(a, &st, n);
     int status = cli_predict_status(r, n), written = IP_EXIT_OK;
     entry *e = sm.e;
-    if (o.sink)
+    if (o.sink) {
         n = sm.n;                 /* the entries made, in the order found */
-    else
+        if (a->html)
+            written = write_html(a, obs, r, NULL, NULL, e, n, &st,
+                                 deadline);
+    } else {
         written = keep_all(a, obs, r, p, n, &st, &e);
+    }
     if (written != IP_EXIT_OK) {
         status = written;             /* could not write where asked */
     } else if (a->json) {
@@ -621,7 +689,7 @@ int cmd_predict(int argc, char **argv)
     atomic_init(&interrupted, false);
     cli_interrupt *in = cli_interrupt_start(&interrupted);
     a.opts.interrupt = &interrupted;
-    r = run(&a, obs);
+    r = run(&a, obs, a.search.timeout_s ? start + a.search.timeout_s : 0);
     cli_interrupt_stop(in);
     ip_key_family_free(kf);
     ip_trace_free(obs);

@@ -9,6 +9,7 @@
  * the shards of one run and adds them up (triage_merge.c).
  */
 #include "triage_report.h"
+#include "html_files.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -40,7 +41,11 @@ static void usage(FILE *out)
         "                              go (default ./%s)\n"
         "  --json                      print the report as JSON (a line per trace)\n"
         "  --html FILE                 also write an HTML page (a new file): one\n"
-        "                              drawn representative per class\n"
+        "                              drawn representative per class, the\n"
+        "                              classes with the most instances first;\n"
+        "                              a tenth of --timeout is kept for it\n"
+        "  --html-classes N            draw at most N classes (default %u); the\n"
+        "                              page lists the others\n"
         "  --timeout SECONDS           each trace's whole run, writing included\n"
         "                              (default 600, 0 = never)\n"
         "  --max-memory SIZE           memory budget (default: the smaller of 4G\n"
@@ -59,10 +64,11 @@ static void usage(FILE *out)
         "  --quiet                     no progress lines on stderr\n\n"
         "exit status: 0 no bug found, 1 bug classes found, 2 usage or input\n"
         "error, 3 time or memory limit with nothing found, solver unknown.\n",
-        DEFAULT_OUT);
+        DEFAULT_OUT, (unsigned)CLI_HTML_DRAWN);
 }
 
-enum { OPT_FORMAT = SOPT_END, OPT_OUT, OPT_JSON, OPT_HTML, OPT_QUIET,
+enum { OPT_FORMAT = SOPT_END, OPT_OUT, OPT_JSON, OPT_HTML, OPT_HTML_CLASSES,
+       OPT_QUIET,
        OPT_FAMILY, OPT_MERGE, OPT_INDEPENDENT, OPT_HELP };
 
 static const struct option long_opts[] = {
@@ -71,6 +77,7 @@ static const struct option long_opts[] = {
     {"out", required_argument, NULL, OPT_OUT},
     {"json", no_argument, NULL, OPT_JSON},
     {"html", required_argument, NULL, OPT_HTML},
+    {"html-classes", required_argument, NULL, OPT_HTML_CLASSES},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"key-family", required_argument, NULL, OPT_FAMILY},
     {"merge", no_argument, NULL, OPT_MERGE},
@@ -88,6 +95,14 @@ static int take_option(triage_args *a, int c, const char *arg)
     case OPT_OUT: a->out_dir = arg; return CLI_GO_ON;
     case OPT_JSON: a->json = true; return CLI_GO_ON;
     case OPT_HTML: a->html = arg; return CLI_GO_ON;
+    case OPT_HTML_CLASSES: {
+        unsigned n;
+        if (!cli_parse_unsigned(CMD, "--html-classes", arg, &n))
+            return IP_EXIT_USAGE;
+        a->html_classes = n;
+        a->html_classes_set = true;
+        return CLI_GO_ON;
+    }
     case OPT_QUIET: a->quiet = true; return CLI_GO_ON;
     case OPT_FAMILY: a->key_family = arg; return CLI_GO_ON;
     case OPT_MERGE: a->merge = true; return CLI_GO_ON;
@@ -107,6 +122,7 @@ static int parse_args(int argc, char **argv, triage_args *a)
     cli_search_defaults(&a->search);
     a->fmt = IP_FMT_AUTO;
     a->out_dir = DEFAULT_OUT;
+    a->html_classes = CLI_HTML_DRAWN;
     optind = 0;               /* getopt may have run before (glibc reset) */
     opterr = 1;
     int c;
@@ -122,6 +138,8 @@ static int parse_args(int argc, char **argv, triage_args *a)
     a->n_traces = argc - optind;
     if (a->html && a->n_traces > 1 && !a->merge)
         return cli_usage_error(CMD, "--html writes one page: give one trace");
+    if (a->html_classes_set && !a->html)
+        return cli_usage_error(CMD, "--html-classes needs --html FILE");
     return cli_search_finish(CMD, &a->search, a->quiet);
 }
 
@@ -288,10 +306,11 @@ static cJSON *run_json(const triage_args *a, const char *trace,
     return NULL;
 }
 
-/* The search of one loaded trace, its report out. */
+/* The search of one loaded trace, its report out by `deadline` (0: no
+ * limit). */
 static int triage_trace(const triage_args *a, const char *trace,
                         const ip_trace *obs, const ip_key_family *kf,
-                        ip_predict_opts *opts)
+                        ip_predict_opts *opts, double deadline)
 {
     if (!cli_make_dirs(a->out_dir))
         return IP_EXIT_USAGE;
@@ -316,7 +335,7 @@ static int triage_trace(const triage_args *a, const char *trace,
                 "failed independent confirmation: " : "", err.msg);
     int status = cli_predict_status(r, ip_triage_count(tg));
     cJSON *report = run_json(a, trace, tg, &rf, r, &st);
-    int written = report ? triage_report_out(a, report, obs)
+    int written = report ? triage_report_out(a, report, obs, deadline)
                          : (fprintf(stderr, "isopredict: out of memory "
                                     "writing the report\n"), IP_EXIT_UNKNOWN);
     if (written != IP_EXIT_OK)
@@ -343,7 +362,12 @@ static int triage_path(const triage_args *a, const char *trace,
         return IP_EXIT_UNKNOWN;
     }
     s.opts.interrupt = stop;
-    status = triage_trace(a, trace, obs, kf, &s.opts);
+    /* The page draws representatives after the search, within the same
+     * limit: a search that ran to its limit would leave it no time. */
+    if (a->html && s.opts.timeout_ms)
+        s.opts.timeout_ms -= s.opts.timeout_ms / 10;
+    double deadline = s.timeout_s ? start + s.timeout_s : 0;
+    status = triage_trace(a, trace, obs, kf, &s.opts, deadline);
     ip_trace_free(obs);
     return status;
 }

@@ -342,7 +342,7 @@ int triage_merge(const triage_args *a)
             status = IP_EXIT_UNKNOWN;
             break;
         }
-        status = triage_report_out(a, m, NULL);
+        status = triage_report_out(a, m, NULL, 0);
         int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m,
                                                                     "classes"));
         result = cli_worse_status(result, n ? IP_EXIT_FOUND

@@ -5,6 +5,8 @@
  */
 #include "triage_report.h"
 
+#include "html_files.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,47 +113,45 @@ static int write_text_file(const char *path, const char *text)
     return status;
 }
 
-/* One section per class: its representative read back from its file. */
-static bool html_classes(ip_html *page, const cJSON *report,
-                         const ip_trace *obs, ip_error *err)
+/* One section per class, most instances first: its representative read
+ * back from its file and drawn, or the class listed (html_files.h).
+ * *late: the classes the time limit left undrawn. */
+static bool html_classes(ip_html *page, const triage_args *a,
+                         const cJSON *report, const ip_trace *obs,
+                         double deadline, uint32_t *late, ip_error *err)
 {
-    uint32_t i = 0;
+    uint32_t drawn = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report,
                                                            "classes")) {
         const char *file = tr_str(c, "representative");
-        size_t len = 0;
-        if (!*file) {                 /* the time limit came first */
-            if (!ip_html_class(page, tr_str(c, "signature"),
-                               (uint32_t)tr_num(c, "instances")))
-                return ip_fail(err, "cannot write the page");
+        double n = tr_num(c, "instances");
+        const char *why = !*file ? "the time limit came before its "
+                                   "smallest prediction was written"
+                                 : cli_html_why_undrawn(
+                                       drawn, a->html_classes,
+                                       "only the classes with the most "
+                                       "instances are drawn (--html-classes)",
+                                       deadline);
+        if (!why) {
+            if (!cli_html_draw_file(page, ++drawn, obs, file, n, err))
+                return false;
             continue;
         }
-        char *text = ip_read_whole(file, &len, err);
-        if (!text)
-            return false;
-        cJSON *root = cJSON_ParseWithLength(text, len);
-        free(text);
-        cJSON *info = cJSON_GetObjectItemCaseSensitive(root, "prediction");
-        cJSON *cls = cJSON_GetObjectItemCaseSensitive(info, "class");
-        ip_trace *hist = cls ? ip_read_file(file, IP_FMT_JSON, IP_STRICT,
-                                            err) : NULL;
-        bool ok = hist &&
-                  cJSON_AddNumberToObject(cls, "instances",
-                                          tr_num(c, "instances")) &&
-                  ip_html_prediction(page, ++i, obs, hist, info, file, err);
-        if (!cls)
-            ip_fail(err, "%s: not a triage representative", file);
-        ip_trace_free(hist);
-        cJSON_Delete(root);
-        if (!ok)
-            return false;
+        char heading[64];
+        snprintf(heading, sizeof heading, "Bug class (%.0f instance%s): ",
+                 n, n == 1 ? "" : "s");
+        *late += !*file || drawn < a->html_classes;
+        if (!ip_html_undrawn(page, heading, tr_str(c, "signature"), why,
+                             *file ? file : NULL))
+            return ip_fail(err, "cannot write the page");
     }
     return true;
 }
 
-static bool html_page(FILE *out, ip_drawer *dr, const cJSON *report,
-                      const ip_trace *obs)
+static bool html_page(FILE *out, ip_drawer *dr, const triage_args *a,
+                      const cJSON *report, const ip_trace *obs,
+                      double deadline)
 {
     char classes[32], instances[32], title[600], search[2048];
     ip_search_info si;
@@ -174,14 +174,18 @@ static bool html_page(FILE *out, ip_drawer *dr, const cJSON *report,
         "bug classes", classes, "instances", instances, NULL};
     ip_error err = {0};
     ip_html *page = ip_html_begin(out, dr, title, rows, &err);
-    bool ok = page && html_classes(page, report, obs, &err);
+    uint32_t late = 0;
+    bool ok = page && html_classes(page, a, report, obs, deadline, &late,
+                                   &err);
     if (!ok)
         fprintf(stderr, "isopredict: %s\n", err.msg);
+    else if (!a->quiet)
+        cli_html_note_late(a->html, late, "class(es)");
     return ip_html_end(page) && ok;
 }
 
 int triage_report_out(const triage_args *a, const cJSON *report,
-                      const ip_trace *obs)
+                      const ip_trace *obs, double deadline)
 {
     int status = IP_EXIT_OK;
     char *path = NULL;
@@ -197,7 +201,8 @@ int triage_report_out(const triage_args *a, const cJSON *report,
         ip_drawer *dr = cli_open_drawer(&status);
         cli_file *f = dr ? cli_create_file(a->html, &status) : NULL;
         if (f)
-            status = cli_close_file(f, html_page(f->f, dr, report, obs));
+            status = cli_close_file(f, html_page(f->f, dr, a, report, obs,
+                                                 deadline));
         ip_drawer_free(dr);
     }
     if (a->json) {

@@ -23,11 +23,12 @@ typedef struct triage_args {
     ip_format fmt;
     const char *out_dir;
     const char *html;         /* --html FILE, or NULL */
+    uint32_t html_classes;    /* --html-classes N: at most N drawn */
     const char *key_family;   /* --key-family REGEX, or NULL */
     char **traces;            /* the TRACEs (or, with merge, DIRs and
                                  REPORTs) */
     int n_traces;
-    bool json, quiet, merge;
+    bool json, quiet, merge, html_classes_set;
 } triage_args;
 
 /* A member of a report object: its string ("" when none) or number (0). */
@@ -37,9 +38,11 @@ double tr_num(const cJSON *o, const char *name);
 /* Print `report` (text, or a JSON line with --json), write it to --out
  * as STEM.MODEL-BOUNDARY[.shard-I-of-N].triage.json unless it is merged,
  * and the --html page (obs drawn beside each representative; NULL: not
- * drawn).  IP_EXIT_OK, or the status of a failure after a message. */
+ * drawn): the first a->html_classes classes drawn while ip_now() is
+ * before `deadline` (0: no limit), the others listed.  IP_EXIT_OK, or the
+ * status of a failure after a message. */
 int triage_report_out(const triage_args *a, const cJSON *report,
-                      const ip_trace *obs);
+                      const ip_trace *obs, double deadline);
 
 /* --merge: the reports found in a->traces added up, one per trace, model,
  * boundary and encoding.  The exit status as for a run. */

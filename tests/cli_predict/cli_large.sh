@@ -32,6 +32,29 @@ stream)
     jq -e '.prediction.commit_order | length > 0' "$f" >/dev/null ||
         fail "$f lacks its commit order"
     "$BIN" check --level causal "$f" >/dev/null || fail "$f is not causal"
+    # the same with --html: the page is drawn from the streamed files after
+    # the search, within the limit (the search keeps a tenth of it for the
+    # page); at most 100 drawn, the rest listed with their files
+    t0=$(now)
+    "$BIN" predict --json --search bounded --window 32 --staleness 2 \
+        --max-predictions 100000 --timeout 4 --html p.html --out h s.json \
+        >out 2>err
+    st=$?
+    [ "$st" = 1 ] || fail "--html: exit $st, expected 1"
+    within 6.5 "$t0" || fail "--html: --timeout 4 took more than 6.5 s"
+    contains err "time limit of 4 s reached"
+    lacks err "--search bounded"     # it was bounded already
+    n=$(jq '.predictions | length' out)
+    drawn=$(grep -c 'class="prediction"' p.html)
+    listed=$(grep -c 'class="undrawn"' p.html)
+    [ "$drawn" -le 100 ] || fail "--html: $drawn drawn, at most 100"
+    [ $((drawn + listed)) = "$n" ] ||
+        fail "--html: $drawn drawn + $listed listed, $n predictions"
+    [ "$(ls h/*.json | wc -l)" = "$n" ] || fail "--html: files differ"
+    if [ "$listed" -gt 0 ]; then
+        f=$(grep -o 'File: <code>[^<]*' p.html | tail -1 | sed 's/File: <code>//')
+        [ -f "$f" ] || fail "--html: listed file $f missing"
+    fi
     ;;
 timeout)
     # enumerating every prediction of this trace takes far longer than

@@ -112,6 +112,27 @@ json_html)
         fail "not one drawn section per class"
     contains page.html "<svg"
     contains page.html "instances found; this is the smallest"
+    # --html-classes N: the N classes with the most instances drawn, the
+    # others listed with their files
+    expect 1 "$BIN" triage --quiet --html top.html --html-classes 2 --out t \
+        "$TRACES/smallbank.json"
+    [ "$n" -gt 2 ] || fail "the example has $n classes, too few to leave any out"
+    [ "$(grep -c 'class="bug-class"' top.html)" = 2 ] || fail "not 2 drawn"
+    [ "$(grep -c 'class="undrawn"' top.html)" = $((n - 2)) ] ||
+        fail "not $((n - 2)) listed"
+    contains top.html "Not drawn: only the classes with the most instances"
+    for i in 0 1; do
+        sig=$(jq -r ".classes[$i].signature" t/smallbank.causal-relaxed.triage.json |
+              sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')
+        grep -A1 'class="bug-class"' top.html | grep -qF "$sig" ||
+            fail "class $i (most instances) not drawn"
+    done
+    file=$(jq -r '.classes[2].representative' t/smallbank.causal-relaxed.triage.json)
+    contains top.html "File: <code>$file</code>"
+    expect 2 "$BIN" triage --html-classes 2 "$TRACES/smallbank.json"
+    contains err "--html-classes needs --html"
+    expect 2 "$BIN" triage --html x.html --html-classes -1 "$TRACES/smallbank.json"
+    contains err "--html-classes expects a non-negative integer"
     ;;
 family)
     expect 1 "$BIN" triage --quiet --json --out o "$TRACES/smallbank.json"
@@ -243,7 +264,7 @@ timeout)
     # must be enough for a first instance in a sanitizer build beside
     # another test (windows of 32 without a bound found none there)
     "$BIN" triage --quiet --json --window 16 --staleness 2 --changes 2 \
-        --timeout 5 --out o big.json >out 2>err
+        --timeout 5 --html page.html --out o big.json >out 2>err
     got=$?
     elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
     [ "$got" = 1 ] || fail "exit $got, expected 1 (classes found)"
@@ -259,6 +280,12 @@ timeout)
            .instances >= 1 and (.classes | length) >= 1' out >/dev/null ||
         fail "report: $(jq -c '{search, instances}' out)"
     recheck_reps out causal
+    # the page drew what the limit allowed and lists every other class
+    n=$(jq '.classes | length' out)
+    drawn=$(grep -c 'class="bug-class"' page.html)
+    listed=$(grep -c 'class="undrawn"' page.html)
+    [ $((drawn + listed)) = "$n" ] ||
+        fail "page: $drawn drawn + $listed listed, $n classes"
     ;;
 window_limits)
     # Windows past their own time share: the guard interrupts their solves

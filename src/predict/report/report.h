@@ -141,6 +141,13 @@ bool ip_html_violation(ip_html *page, const ip_trace *t, const ip_verdict *v,
  * prediction whose info has a "class" object names it in its section,
  * with its instance count when the object has "instances" (triage). */
 bool ip_html_class(ip_html *page, const char *signature, uint32_t n);
+/* A prediction or bug class listed, not drawn: a heading (`heading`,
+ * then `code` set as code; either NULL), why it is not drawn (`why`,
+ * words that follow "not drawn: ") and its file (NULL: none was
+ * written).  The section has class "undrawn".  False on a stream
+ * error. */
+bool ip_html_undrawn(ip_html *page, const char *heading, const char *code,
+                     const char *why, const char *file);
 bool ip_html_end(ip_html *page);
 
 /* The page of a batch (several traces, one process each): a table of the

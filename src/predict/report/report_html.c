@@ -411,6 +411,28 @@ bool ip_html_class(ip_html *page, const char *signature, uint32_t n)
     return !ferror(page->out);
 }
 
+bool ip_html_undrawn(ip_html *page, const char *heading, const char *code,
+                     const char *why, const char *file)
+{
+    FILE *out = page->out;
+    fputs("<section class=\"undrawn\">\n<h2>", out);
+    esc(out, heading ? heading : "");
+    if (code) {
+        fputs("<code>", out);
+        esc(out, code);
+        fputs("</code>", out);
+    }
+    fputs("</h2>\n<p>Not drawn: ", out);
+    esc(out, why);
+    if (file) {
+        fputs(". File: <code>", out);
+        esc(out, file);
+        fputs("</code>", out);
+    }
+    fputs(".</p>\n</section>\n", out);
+    return !ferror(out);
+}
+
 /* The read-consistency anomalies of t, by their names. */
 static void read_anomaly_table(FILE *out, const ip_trace *t)
 {
