@@ -12,9 +12,11 @@
 #include "html_files.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CMD "triage"
 #define DEFAULT_OUT "isopredict-out"
@@ -149,7 +151,9 @@ typedef struct rep_files {
     const triage_args *a;
     const char *trace;
     const ip_predict_opts *opts;
+    pthread_mutex_t lock;     /* the sink runs in several threads */
     char **path;              /* per class: its file, or NULL */
+    uint64_t *kept;           /* per class: the generation in its file */
     uint32_t cap;
 } rep_files;
 
@@ -172,42 +176,65 @@ static char *free_class_name(const rep_files *rf, uint32_t cls)
     return NULL;
 }
 
+/* Class cls's file name (chosen at its first representative), or NULL
+ * with err set.  Under rf->lock. */
+static const char *class_path(rep_files *rf, uint32_t cls, ip_error *err)
+{
+    while (cls >= rf->cap) {
+        uint32_t old = rf->cap, cap = rf->cap;
+        if (!ip_grow((void **)&rf->path, &cap, sizeof *rf->path) ||
+            !ip_grow((void **)&rf->kept, &rf->cap, sizeof *rf->kept)) {
+            ip_oom(err, "triage: out of memory");
+            return NULL;
+        }
+        memset(rf->path + old, 0, (rf->cap - old) * sizeof *rf->path);
+        memset(rf->kept + old, 0, (rf->cap - old) * sizeof *rf->kept);
+    }
+    if (!rf->path[cls] && !(rf->path[cls] = free_class_name(rf, cls)))
+        ip_fail(err, "triage: no free file name for class %u in %s",
+                cls + 1, rf->a->out_dir);
+    return rf->path[cls];
+}
+
 /* The sink: write class cls's new representative (a prediction file whose
  * "prediction" object names its class), replacing the one written before
- * for it in this run (never another file). */
+ * for it in this run (never another file).  It is written whole beside
+ * that file, then renamed over it - unless a later generation got there
+ * first - so the class never has half a file or a larger one. */
 static bool write_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
                       const ip_trace *obs, const ip_prediction *p,
-                      ip_error *err)
+                      uint64_t generation, ip_error *err)
 {
     rep_files *rf = ctx;
     (void)c;
-    while (cls >= rf->cap) {
-        uint32_t old = rf->cap;
-        if (!ip_grow((void **)&rf->path, &rf->cap, sizeof *rf->path))
-            return ip_oom(err, "triage: out of memory");
-        memset(rf->path + old, 0, (rf->cap - old) * sizeof *rf->path);
-    }
-    if (!rf->path[cls] && !(rf->path[cls] = free_class_name(rf, cls)))
-        return ip_fail(err, "triage: no free file name for class %u in %s",
-                       cls + 1, rf->a->out_dir);
-    /* a first representative goes to its new name; a smaller one is
-     * written beside it whole, then renamed over this run's own file, so
-     * the class never has no file or half a file */
+    pthread_mutex_lock(&rf->lock);
+    const char *path = class_path(rf, cls, err);
+    pthread_mutex_unlock(&rf->lock);
+    if (!path)
+        return false;
     char next[4500];
-    bool first = !cli_exists(rf->path[cls]);
-    snprintf(next, sizeof next, "%s%s", rf->path[cls], first ? "" : ".next");
+    snprintf(next, sizeof next, "%s.next-%llu", path,
+             (unsigned long long)generation);
     int status;
     cli_file *f = cli_create_file(next, &status);
     if (f)
         status = cli_close_file(f, ip_prediction_write_json(obs, p, rf->opts,
                                                             rf->trace, f->f));
-    if (status == IP_EXIT_OK && !first && rename(next, rf->path[cls]) != 0)
-        status = IP_EXIT_USAGE;
+    if (status == IP_EXIT_OK) {
+        pthread_mutex_lock(&rf->lock);
+        bool latest = generation > rf->kept[cls];
+        if (latest && rename(next, path) != 0)
+            status = IP_EXIT_USAGE;
+        else if (latest)
+            rf->kept[cls] = generation;
+        else
+            unlink(next);         /* a smaller one is in place already */
+        pthread_mutex_unlock(&rf->lock);
+    }
     if (status == IP_EXIT_UNKNOWN)      /* cli_close_file: out of memory */
-        return ip_oom(err, "triage: out of memory writing %s",
-                      rf->path[cls]);
+        return ip_oom(err, "triage: out of memory writing %s", path);
     return status == IP_EXIT_OK ||
-           ip_fail(err, "triage: could not write %s", rf->path[cls]);
+           ip_fail(err, "triage: could not write %s", path);
 }
 
 static void rep_files_free(rep_files *rf)
@@ -215,6 +242,8 @@ static void rep_files_free(rep_files *rf)
     for (uint32_t i = 0; i < rf->cap; i++)
         free(rf->path[i]);
     free(rf->path);
+    free(rf->kept);
+    pthread_mutex_destroy(&rf->lock);
 }
 
 /* ---- one trace ------------------------------------------------------------ */
@@ -316,9 +345,14 @@ static int triage_trace(const triage_args *a, const char *trace,
         return IP_EXIT_USAGE;
     rep_files rf = {.a = a, .trace = trace, .opts = opts};
     ip_triage_sinks sinks = {.representative = write_rep, .ctx = &rf};
+    if (pthread_mutex_init(&rf.lock, NULL) != 0) {
+        fprintf(stderr, "isopredict: out of memory\n");
+        return IP_EXIT_UNKNOWN;
+    }
     ip_triage *tg = ip_triage_new(kf, &sinks);
     if (!tg) {
         fprintf(stderr, "isopredict: out of memory\n");
+        rep_files_free(&rf);
         return IP_EXIT_UNKNOWN;
     }
     opts->triage = tg;

@@ -527,18 +527,23 @@ typedef struct ip_bug_class {
     uint32_t rep_window;       /* IP_NONE: exhaustive search */
     double rep_seconds;
     char *rep_cycle;           /* its cycle in words */
+    uint64_t rep_generation;   /* representatives made so far */
 } ip_bug_class;
 
-/* Called under the table's lock, one call at a time.  representative:
- * class `cls` has a first or smaller representative p (predictions
- * borrowed; obs the observed trace); false with err set ends the run
- * with an error.  classified: every prediction classified into class
- * `cls`, a new instance or not (tests check coverage with it); NULL:
- * none. */
+/* representative: class `cls` has a first or smaller representative p
+ * (predictions borrowed; obs the observed trace; c a copy of the class as
+ * p made it, without rep_cycle); false with err set ends the run with an
+ * error.  It is called outside the table's lock (writing a large
+ * representative would stop every other thread's classification), so
+ * calls may overlap, also for one class: of those, the one with the
+ * highest `generation` is the smallest representative and is the one to
+ * keep.  classified: every prediction classified into class `cls`, a new
+ * instance or not (tests check coverage with it), under the lock, one
+ * call at a time.  Either NULL: none. */
 typedef struct ip_triage_sinks {
     bool (*representative)(void *ctx, uint32_t cls, const ip_bug_class *c,
                            const ip_trace *obs, const ip_prediction *p,
-                           ip_error *err);
+                           uint64_t generation, ip_error *err);
     void (*classified)(void *ctx, uint32_t cls, const ip_prediction *p,
                        bool new_instance);
     void *ctx;

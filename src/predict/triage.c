@@ -4,7 +4,7 @@
  * witness cycle) and its instance (the observed transactions on that
  * cycle); the table keeps per class a count of distinct instances and
  * the size of its smallest prediction, and hands each new or smaller
- * representative to the sink.  Nothing of a prediction is kept: memory
+ * representative to the sink, outside its lock.  Nothing of a prediction is kept: memory
  * is the classes plus 16 bytes per distinct instance.
  */
 #include "predict.h"
@@ -219,11 +219,12 @@ static bool describe(ip_bug_class *c, const ip_prediction *shape,
     return true;
 }
 
-/* p becomes class i's representative: its size, the cycle of `shape` (p
- * itself, or the part it stands for) in words, then the sink. */
-static bool represent(ip_triage *tg, uint32_t i, const ip_trace *obs,
-                      const ip_prediction *p, const ip_prediction *shape,
-                      ip_error *err)
+/* p becomes class i's representative (under the lock): its size and the
+ * cycle of `shape` (p itself, or the part it stands for) in words; *snap
+ * the class as the sink sees it. */
+static bool claim(ip_triage *tg, uint32_t i, const ip_prediction *p,
+                  const ip_prediction *shape, ip_bug_class *snap,
+                  ip_error *err)
 {
     ip_bug_class *c = &tg->cls[i];
     if (!describe(c, shape, err))
@@ -232,8 +233,20 @@ static bool represent(ip_triage *tg, uint32_t i, const ip_trace *obs,
     c->rep_changed = p->n_changed;
     c->rep_window = p->window;
     c->rep_seconds = p->seconds;
+    c->rep_generation++;
+    *snap = *c;
+    snap->rep_cycle = NULL;   /* a later claim may replace it */
+    return true;
+}
+
+/* The claimed representative to the sink, outside the lock. */
+static bool hand_over(ip_triage *tg, uint32_t i, const ip_bug_class *snap,
+                      const ip_trace *obs, const ip_prediction *p,
+                      ip_error *err)
+{
     return !tg->sinks.representative ||
-           tg->sinks.representative(tg->sinks.ctx, i, c, obs, p, err);
+           tg->sinks.representative(tg->sinks.ctx, i, snap, obs, p,
+                                    snap->rep_generation, err);
 }
 
 /* p's class signature (*sig, malloc'ed) and instance fingerprint, outside
@@ -311,11 +324,14 @@ ip_triage_result ip_triage_add(ip_triage *tg, const ip_trace *obs,
         return IP_TRIAGE_ERROR;
     pthread_mutex_lock(&tg->lock);
     ip_triage_result r = count(tg, &sig, fp, p, round, &i, err);
-    if (r != IP_TRIAGE_ERROR &&
-        smaller(kept_txns(p), p->n_changed, &tg->cls[i]) &&
-        !represent(tg, i, obs, p, p, err))
+    ip_bug_class snap;
+    bool rep = r != IP_TRIAGE_ERROR &&
+               smaller(kept_txns(p), p->n_changed, &tg->cls[i]);
+    if (rep && !claim(tg, i, p, p, &snap, err))
         r = IP_TRIAGE_ERROR;
     pthread_mutex_unlock(&tg->lock);
+    if (rep && r != IP_TRIAGE_ERROR && !hand_over(tg, i, &snap, obs, p, err))
+        r = IP_TRIAGE_ERROR;
     free(sig);
     return r;
 }
@@ -348,13 +364,15 @@ bool ip_triage_represent(ip_triage *tg, uint32_t cls, const ip_trace *obs,
                          ip_error *err)
 {
     pthread_mutex_lock(&tg->lock);
-    bool ok = true;
-    if (smaller(kept_txns(rep), rep->n_changed, &tg->cls[cls])) {
-        rep->class_signature = tg->cls[cls].signature;
-        ok = represent(tg, cls, obs, rep, part, err);
+    ip_bug_class snap;
+    bool want = smaller(kept_txns(rep), rep->n_changed, &tg->cls[cls]);
+    bool ok = !want || claim(tg, cls, rep, part, &snap, err);
+    pthread_mutex_unlock(&tg->lock);
+    if (want && ok) {
+        rep->class_signature = snap.signature;   /* a class's never moves */
+        ok = hand_over(tg, cls, &snap, obs, rep, err);
         rep->class_signature = NULL;
     }
-    pthread_mutex_unlock(&tg->lock);
     return ok;
 }
 

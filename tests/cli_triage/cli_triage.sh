@@ -42,6 +42,10 @@ recheck_reps() {
           "$(jq '[.sessions[].transactions[] | select(.status != "aborted")] | length' "$file")" ] ||
             fail "class $i: representative size differs from its file"
     done
+    # representatives are written beside their file and renamed over it,
+    # from several threads: nothing of that is left behind
+    [ "$made" = 0 ] || ! ls "$(dirname "$file")" | grep -q '\.next' ||
+        fail "temporary representative files left in $(dirname "$file")"
     # (a run stopped by its limit may have found every class in its last
     # moments: a loaded machine's sanitizer build, tpcc window_limits)
     [ "$made" -ge 1 ] || [ "$limited" = true ] ||

@@ -294,10 +294,13 @@ static bool reducible(const ip_trace *obs, const ip_prediction *p,
 }
 
 static bool on_rep(void *ctx, uint32_t cls, const ip_bug_class *c,
-                   const ip_trace *obs, const ip_prediction *p, ip_error *err)
+                   const ip_trace *obs, const ip_prediction *p,
+                   uint64_t generation, ip_error *err)
 {
     (void)cls;
     (void)err;
+    CU_ASSERT_EQUAL(generation, c->rep_generation);
+    CU_ASSERT_TRUE(generation >= 1);
     run_ctx *r = ctx;
     r->reps++;
     r->reps_ok += recheck_prediction(obs, p, r->o);
