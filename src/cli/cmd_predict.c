@@ -498,27 +498,20 @@ static bool html_streamed(FILE *out, ip_drawer *dr, const predict_args *a,
 {
     ip_error err = {0};
     ip_html *page = html_begin(out, dr, a, r, n, st, &err);
+    cli_html_files h = {.page = page, .obs = obs, .max = CLI_HTML_DRAWN,
+                        .beyond = "the page draws the first predictions "
+                                  "found",
+                        .deadline = deadline};
     bool ok = page != NULL;
-    uint32_t drawn = 0, late = 0;
     for (uint32_t i = 0; ok && i < n; i++) {
-        const char *why = cli_html_why_undrawn(
-            drawn, CLI_HTML_DRAWN, "the page draws the first predictions "
-            "found", deadline);
-        if (!why) {
-            ok = cli_html_draw_file(page, i + 1, obs, e[i].file, -1, &err);
-            drawn++;
-            continue;
-        }
         char heading[48];
         snprintf(heading, sizeof heading, "Prediction %u", i + 1);
-        late += drawn < CLI_HTML_DRAWN;
-        ok = ip_html_undrawn(page, heading, NULL, why, e[i].file) ||
-             ip_fail(&err, "cannot write the page");
+        ok = cli_html_file(&h, e[i].file, heading, NULL, -1, &err);
     }
     if (!ok && err.msg[0])
         fprintf(stderr, "isopredict: %s\n", err.msg);
     else if (!a->quiet)
-        cli_html_note_late(a->html, late, "prediction(s)");
+        cli_html_note_late(&h, a->html, "prediction(s)");
     return ip_html_end(page) && ok;
 }
 
@@ -603,8 +596,8 @@ static int run(const predict_args *a, const ip_trace *obs, double deadline)
         o.sink = stream_one;
         o.sink_ctx = &sm;
         /* the page is drawn after the search, within the same limit */
-        if (a->html && o.timeout_ms)
-            o.timeout_ms -= o.timeout_ms / 10;
+        if (a->html)
+            o.timeout_ms = cli_html_search_ms(o.timeout_ms);
     }
     ip_prediction *p = NULL;
     uint32_t n = 0, n_run;

@@ -398,8 +398,8 @@ static int triage_path(const triage_args *a, const char *trace,
     s.opts.interrupt = stop;
     /* The page draws representatives after the search, within the same
      * limit: a search that ran to its limit would leave it no time. */
-    if (a->html && s.opts.timeout_ms)
-        s.opts.timeout_ms -= s.opts.timeout_ms / 10;
+    if (a->html)
+        s.opts.timeout_ms = cli_html_search_ms(s.opts.timeout_ms);
     double deadline = s.timeout_s ? start + s.timeout_s : 0;
     status = triage_trace(a, trace, obs, kf, &s.opts, deadline);
     ip_trace_free(obs);

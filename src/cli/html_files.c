@@ -8,18 +8,25 @@
 #include <stdlib.h>
 #include "formats.h"
 
-const char *cli_html_why_undrawn(uint32_t drawn, uint32_t max,
-                                 const char *beyond, double deadline)
+unsigned cli_html_search_ms(unsigned timeout_ms)
 {
-    if (drawn >= max)
-        return beyond;
-    if (deadline > 0 && ip_now() >= deadline)
+    return timeout_ms - timeout_ms / 10;
+}
+
+/* Why the next section is listed, not drawn; NULL: draw it. */
+static const char *why_listed(const cli_html_files *h, const char *path)
+{
+    if (!path)
+        return "the time limit came before it was written";
+    if (h->drawn >= h->max)
+        return h->beyond;
+    if (h->deadline > 0 && ip_now() >= h->deadline)
         return "the time limit came first";
     return NULL;
 }
 
-bool cli_html_draw_file(ip_html *page, uint32_t index, const ip_trace *obs,
-                        const char *path, double instances, ip_error *err)
+static bool draw(cli_html_files *h, const char *path, double instances,
+                 ip_error *err)
 {
     size_t len = 0;
     char *text = ip_read_whole(path, &len, err);
@@ -38,15 +45,28 @@ bool cli_html_draw_file(ip_html *page, uint32_t index, const ip_trace *obs,
               (instances < 0 || !cls ||
                cJSON_AddNumberToObject(cls, "instances", instances) ||
                ip_oom(err, "report: out of memory")) &&
-              ip_html_prediction(page, index, obs, hist, info, path, err);
+              ip_html_prediction(h->page, ++h->drawn, h->obs, hist, info,
+                                 path, err);
     ip_trace_free(hist);
     cJSON_Delete(root);
     return ok;
 }
 
-void cli_html_note_late(const char *page, uint32_t late, const char *what)
+bool cli_html_file(cli_html_files *h, const char *path, const char *heading,
+                   const char *code, double instances, ip_error *err)
 {
-    if (late)
+    const char *why = why_listed(h, path);
+    if (!why)
+        return draw(h, path, instances, err);
+    h->late += !path || h->drawn < h->max;
+    return ip_html_undrawn(h->page, heading, code, why, path) ||
+           ip_fail(err, "cannot write the page");
+}
+
+void cli_html_note_late(const cli_html_files *h, const char *page,
+                        const char *what)
+{
+    if (h->late)
         fprintf(stderr, "isopredict: %s: %u %s listed without a drawing: "
-                "the time limit came first\n", page, late, what);
+                "the time limit came first\n", page, h->late, what);
 }

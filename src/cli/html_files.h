@@ -4,10 +4,11 @@
  * what is written goes to disk as it is found, so a page made at the end
  * reads it back instead of keeping it in memory.
  *
- * A page draws at most CLI_HTML_DRAWN sections unless told otherwise
- * (a page of 500 drawn smallbank classes is 30 MB) and none once the
- * run's deadline has passed: the time limit holds for the whole run, the
- * page included.  What it does not draw it lists, with the file.
+ * A page draws at most a number of sections (CLI_HTML_DRAWN unless told
+ * otherwise: a page of 500 drawn smallbank classes is 30 MB) and none
+ * once the run's deadline has passed: the time limit holds for the whole
+ * run, the page included, and the search leaves the page a tenth of it.
+ * What the page does not draw it lists, with the file.
  */
 #ifndef ISOPREDICT_HTML_FILES_H
 #define ISOPREDICT_HTML_FILES_H
@@ -19,21 +20,35 @@
 
 enum { CLI_HTML_DRAWN = 100 };
 
-/* Why the next section is not drawn when `drawn` are, at most `max`
- * may be (`beyond` says so) and the deadline is `deadline` (0: none);
- * NULL: draw it. */
-const char *cli_html_why_undrawn(uint32_t drawn, uint32_t max,
-                                 const char *beyond, double deadline);
+/* The search's share of a run limit of timeout_ms (0: none) when a page
+ * is drawn after it. */
+unsigned cli_html_search_ms(unsigned timeout_ms);
 
-/* Draw the prediction file `path` as section `index` of `page`, the
- * observed run `obs` beside it (NULL: not drawn).  `instances` >= 0: the
- * count of its triage class, shown with the class.  False with err set
- * (unreadable file, not a prediction, out of memory, drawing). */
-bool cli_html_draw_file(ip_html *page, uint32_t index, const ip_trace *obs,
-                        const char *path, double instances, ip_error *err);
+/* The sections of one page, in order.  Set page, obs (drawn beside each
+ * prediction; NULL: not drawn), max, beyond (why the sections past max
+ * are not drawn) and deadline (0: none); drawn and late start at 0. */
+typedef struct cli_html_files {
+    ip_html *page;
+    const ip_trace *obs;
+    uint32_t max;
+    const char *beyond;
+    double deadline;
+    uint32_t drawn;           /* sections drawn so far */
+    uint32_t late;            /* listed for the time limit */
+} cli_html_files;
 
-/* When the page lists sections it did not draw for the time limit: a
- * note on stderr naming the page and how many. */
-void cli_html_note_late(const char *page, uint32_t late, const char *what);
+/* The next section: the prediction file `path` drawn, or listed under
+ * `heading` and `code` (ip_html_undrawn) when max are drawn, the deadline
+ * has passed or path is NULL (the time limit came before it was
+ * written).  `instances` >= 0: the count of its triage class, shown with
+ * the class.  False with err set (unreadable file, not a prediction, out
+ * of memory, a stream error, drawing). */
+bool cli_html_file(cli_html_files *h, const char *path, const char *heading,
+                   const char *code, double instances, ip_error *err);
+
+/* When the page listed sections for the time limit: a note on stderr
+ * naming the page and how many (`what`: "class(es)", ...). */
+void cli_html_note_late(const cli_html_files *h, const char *page,
+                        const char *what);
 
 #endif

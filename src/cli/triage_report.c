@@ -114,37 +114,21 @@ static int write_text_file(const char *path, const char *text)
 }
 
 /* One section per class, most instances first: its representative read
- * back from its file and drawn, or the class listed (html_files.h).
- * *late: the classes the time limit left undrawn. */
-static bool html_classes(ip_html *page, const triage_args *a,
-                         const cJSON *report, const ip_trace *obs,
-                         double deadline, uint32_t *late, ip_error *err)
+ * back from its file and drawn, or the class listed (html_files.h). */
+static bool html_classes(cli_html_files *h, const cJSON *report,
+                         ip_error *err)
 {
-    uint32_t drawn = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report,
                                                            "classes")) {
         const char *file = tr_str(c, "representative");
         double n = tr_num(c, "instances");
-        const char *why = !*file ? "the time limit came before its "
-                                   "smallest prediction was written"
-                                 : cli_html_why_undrawn(
-                                       drawn, a->html_classes,
-                                       "only the classes with the most "
-                                       "instances are drawn (--html-classes)",
-                                       deadline);
-        if (!why) {
-            if (!cli_html_draw_file(page, ++drawn, obs, file, n, err))
-                return false;
-            continue;
-        }
         char heading[64];
         snprintf(heading, sizeof heading, "Bug class (%.0f instance%s): ",
                  n, n == 1 ? "" : "s");
-        *late += !*file || drawn < a->html_classes;
-        if (!ip_html_undrawn(page, heading, tr_str(c, "signature"), why,
-                             *file ? file : NULL))
-            return ip_fail(err, "cannot write the page");
+        if (!cli_html_file(h, *file ? file : NULL, heading,
+                           tr_str(c, "signature"), n, err))
+            return false;
     }
     return true;
 }
@@ -174,13 +158,15 @@ static bool html_page(FILE *out, ip_drawer *dr, const triage_args *a,
         "bug classes", classes, "instances", instances, NULL};
     ip_error err = {0};
     ip_html *page = ip_html_begin(out, dr, title, rows, &err);
-    uint32_t late = 0;
-    bool ok = page && html_classes(page, a, report, obs, deadline, &late,
-                                   &err);
+    cli_html_files h = {.page = page, .obs = obs, .max = a->html_classes,
+                        .beyond = "only the classes with the most instances "
+                                  "are drawn (--html-classes)",
+                        .deadline = deadline};
+    bool ok = page && html_classes(&h, report, &err);
     if (!ok)
         fprintf(stderr, "isopredict: %s\n", err.msg);
     else if (!a->quiet)
-        cli_html_note_late(a->html, late, "class(es)");
+        cli_html_note_late(&h, a->html, "class(es)");
     return ip_html_end(page) && ok;
 }
 

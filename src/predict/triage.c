@@ -4,8 +4,8 @@
  * witness cycle) and its instance (the observed transactions on that
  * cycle); the table keeps per class a count of distinct instances and
  * the size of its smallest prediction, and hands each new or smaller
- * representative to the sink, outside its lock.  Nothing of a prediction is kept: memory
- * is the classes plus 16 bytes per distinct instance.
+ * representative to the sink, outside its lock.  Nothing of a prediction
+ * is kept: memory is the classes plus 16 bytes per distinct instance.
  */
 #include "predict.h"
 
