@@ -19,7 +19,7 @@ _isopredict_opts()
     dot) echo "--format --out --lenient --help" ;;
     validate) echo "--app --out --json --sessions --txns --seed --timeout
         --help" ;;
-    report) echo "--out --help" ;;
+    report) echo "--out --quiet --help" ;;
     verify) echo "--observed --format --lenient --json --timeout --help" ;;
     esac
 }

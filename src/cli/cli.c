@@ -252,6 +252,21 @@ int cli_close_file(cli_file *out, bool ok)
     return done;
 }
 
+void cli_discard_file(cli_file *out)
+{
+    if (!out)
+        return;
+    if (out->tmp) {
+        fclose(out->f);
+        unlink(out->tmp);
+    } else {
+        fflush(out->f);
+    }
+    free(out->tmp);
+    free(out->path);
+    free(out);
+}
+
 ip_drawer *cli_open_drawer(int *status)
 {
     ip_error err = {0};

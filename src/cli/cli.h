@@ -128,6 +128,11 @@ bool cli_drawing_available(int *status);
  * (out of memory) or IP_EXIT_USAGE (write error) after a message. */
 int cli_close_file(cli_file *out, bool ok);
 
+/* Free `out` without committing it, for a writer that stopped on bad
+ * input and said why: the temporary file is removed and PATH never made
+ * (stdout: flushed, what was written stays written). */
+void cli_discard_file(cli_file *out);
+
 /* A new private directory beside PATH (".NAME.XXXXXX" in PATH's
  * directory) into *dir (malloc'ed), for output written by another
  * program; commit a file made there with cli_commit_path.  False, a

@@ -25,20 +25,30 @@ static const char *why_listed(const cli_html_files *h, const char *path)
     return NULL;
 }
 
-static bool draw(cli_html_files *h, const char *path, double instances,
-                 ip_error *err)
+cJSON *cli_prediction_info(const char *path, ip_error *err)
 {
     size_t len = 0;
     char *text = ip_read_whole(path, &len, err);
     if (!text)
-        return false;
+        return NULL;
     cJSON *root = cJSON_ParseWithLength(text, len);
     free(text);
-    cJSON *info = cJSON_GetObjectItemCaseSensitive(root, "prediction");
-    if (!cJSON_IsObject(info)) {
-        cJSON_Delete(root);
-        return ip_fail(err, "%s: not a prediction file", path);
-    }
+    cJSON *info = cJSON_DetachItemFromObjectCaseSensitive(root, "prediction");
+    cJSON_Delete(root);
+    if (cJSON_IsObject(info))
+        return info;
+    cJSON_Delete(info);
+    ip_fail(err, "%s: prediction: missing (not a predicted history; make "
+            "one with 'isopredict predict')", path);
+    return NULL;
+}
+
+static bool draw(cli_html_files *h, const char *path, double instances,
+                 ip_error *err)
+{
+    cJSON *info = cli_prediction_info(path, err);
+    if (!info)
+        return false;
     cJSON *cls = cJSON_GetObjectItemCaseSensitive(info, "class");
     ip_trace *hist = ip_read_file(path, IP_FMT_JSON, IP_STRICT, err);
     bool ok = hist &&
@@ -48,7 +58,7 @@ static bool draw(cli_html_files *h, const char *path, double instances,
               ip_html_prediction(h->page, ++h->drawn, h->obs, hist, info,
                                  path, err);
     ip_trace_free(hist);
-    cJSON_Delete(root);
+    cJSON_Delete(info);
     return ok;
 }
 

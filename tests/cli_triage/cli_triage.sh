@@ -355,6 +355,81 @@ adapt)
     [ "$(jq .eager_switches out)" = $((a + b)) ] && [ $((a + b)) -ge 1 ] ||
         fail "merged switches $(jq .eager_switches out), shards $a + $b"
     ;;
+report)
+    # `report` over prediction files: grouped by class, the class with the
+    # most files first, each file under its own class in the order given,
+    # the observed trace read once for all of them, and each observed
+    # transaction a prediction drops drawn dashed
+    expect 1 "$BIN" predict --quiet --max-predictions 12 --out p \
+        "$TRACES/smallbank.json"
+    set -- $(ls p/*.json | sort -t- -k4 -n)
+    n=$# i=0
+    [ "$n" -ge 4 ] || fail "only $n predictions to report"
+    for f in "$@"; do jq -r .prediction.class.signature "$f"; done > sigs
+    k=$(sort -u sigs | wc -l)
+    [ "$k" -ge 2 ] || fail "only one class to group"
+    expect 0 "$BIN" report --out r.html "$@"
+    contains err "$n prediction file(s), $k class(es)"
+    contains err "page written: r.html"
+    [ "$(grep -c 'observed trace' err)" = 1 ] ||
+        fail "observed trace not read once: $(cat err)"
+    [ "$(grep -c '<section class="prediction"' r.html)" = "$n" ] ||
+        fail "expected $n sections"
+    grep -oE '<h2 class="class-heading">[^<]*|id="prediction-[0-9]+"' r.html |
+        sed -e 's/&gt;/>/g; s/&lt;/</g; s/&quot;/"/g; s/&amp;/\&/g' > order
+    [ "$(grep -c class-heading order)" = "$k" ] || fail "expected $k classes"
+    grep class-heading order | sed -E 's/.* \(([0-9]+) predictions?\)$/\1/' \
+        > sizes
+    sort -rn sizes | cmp -s - sizes || fail "classes not by size: $(cat sizes)"
+    cls= last=0
+    while read -r line; do
+        case $line in
+        *class-heading*)
+            cls=${line#*>}
+            cls=${cls% (*}
+            want=$(grep -cxF -- "$cls" sigs)
+            [ "$want" = "$(echo "$line" | sed -E 's/.* \(([0-9]+) .*/\1/')" ] ||
+                fail "class '$cls': heading count, $want files"
+            last=0 ;;
+        *)
+            i=${line//[^0-9]/}
+            [ "$(sed -n "${i}p" sigs)" = "$cls" ] ||
+                fail "file $i under another class's heading"
+            [ "$i" -gt "$last" ] || fail "file $i out of the order given"
+            last=$i ;;
+        esac
+    done < order
+    observed=$(jq '[.sessions[].transactions[] | select(.status != "aborted")] | length' \
+        "$TRACES/smallbank.json")
+    awk '/<g id="p[0-9]+&#45;observed&#45;t[0-9]+" class="node">/ {
+             p = $2; sub(/id="p/, "", p); sub(/&.*/, "", p); node = 1; next }
+         node && /<polygon/ { if (/stroke-dasharray/) dashed[p]++; node = 0 }
+         END { for (p in dashed) print p, dashed[p] }' r.html > dashed
+    i=0
+    for f in "$@"; do
+        i=$((i + 1))
+        kept=$(jq '[.sessions[].transactions[]] | length' "$f")
+        got=$(awk -v p=$i '$1 == p { print $2 }' dashed)
+        [ "${got:-0}" = $((observed - kept)) ] ||
+            fail "prediction $i: ${got:-0} dashed boxes, $((observed - kept)) dropped"
+    done
+    # to stdout, quietly
+    expect 0 "$BIN" report --quiet "$@"
+    [ ! -s err ] || fail "--quiet printed: $(cat err)"
+    [ "$(grep -c '<section class="prediction"' out)" = "$n" ] ||
+        fail "stdout page: expected $n sections"
+    # a file that is not a prediction: found before anything is written
+    expect 2 "$BIN" report --out r2.html "$1" "$TRACES/smallbank.json" "$2"
+    contains err "smallbank.json: prediction: missing"
+    [ ! -e r2.html ] || fail "a page was written with a bad file"
+    # a prediction whose history does not load, found while drawing: the
+    # page is not written and no temporary file is left
+    jq '.sessions[0].transactions[0].ops[0].key = 7' "$1" > broken.json
+    expect 2 "$BIN" report --out r3.html "$@" broken.json
+    contains err "broken.json"
+    [ ! -e r3.html ] || fail "a page was written with a broken history"
+    no_temp report .
+    ;;
 usage)
     expect 2 "$BIN" triage
     contains err "no TRACE given"

@@ -57,6 +57,51 @@ static uint32_t txn_by_name(const ip_trace *t, const char *name)
     return IP_NONE;
 }
 
+/* A trace's transactions by name, for looking many names up. */
+typedef struct named { const char *name; uint32_t txn; } named;
+
+static int cmp_named(const void *a, const void *b)
+{
+    return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* t's transaction names sorted (n_txns entries), NULL when out of memory. */
+static named *names_of(const ip_trace *t)
+{
+    named *v = malloc(sizeof *v * ((size_t)t->n_txns + 1));
+    for (uint32_t x = 0; v && x < t->n_txns; x++)
+        v[x] = (named){.name = ip_txn_name(t, x), .txn = x};
+    if (v)
+        qsort(v, t->n_txns, sizeof *v, cmp_named);
+    return v;
+}
+
+static bool has_name(const ip_trace *t, const named *v, const char *name)
+{
+    named key = {.name = name};
+    return bsearch(&key, v, t->n_txns, sizeof *v, cmp_named) != NULL;
+}
+
+/* Per committed transaction of obs: not in hist (by name), into a new
+ * array; NULL when out of memory.  A name index of hist, not a scan per
+ * transaction: a relaxed representative of smallbank 100x1000 drawn
+ * beside its observed run was 100,000 x 25,000 name comparisons, 3 s a
+ * section. */
+static uint8_t *dropped_of(const ip_trace *obs, const ip_trace *hist)
+{
+    uint8_t *dropped = calloc(obs->n_txns + 1, 1);
+    named *v = dropped ? names_of(hist) : NULL;
+    for (uint32_t x = 1; v && x < obs->n_txns; x++)
+        dropped[x] = ip_committed(obs, x) &&
+                     !has_name(hist, v, ip_txn_name(obs, x));
+    if (!v) {
+        free(dropped);
+        dropped = NULL;
+    }
+    free(v);
+    return dropped;
+}
+
 /* The head (STYLE and `style`), the title and a section `id` with the
  * settings table (rows: key, value, ..., NULL). */
 static void page_top(FILE *out, const char *title, const char *style,
@@ -375,11 +420,8 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
     marks mp = {0}, mo = {0};
     bool ok = build_marks(&mp, hist, info, index, false) &&
               (!obs || build_marks(&mo, obs, info, index, true));
-    uint8_t *dropped = obs ? calloc(obs->n_txns + 1, 1) : NULL;
+    uint8_t *dropped = ok && obs ? dropped_of(obs, hist) : NULL;
     ok = ok && (!obs || dropped);
-    for (uint32_t x = 1; ok && obs && x < obs->n_txns; x++)
-        dropped[x] = ip_committed(obs, x) &&
-                     txn_by_name(hist, ip_txn_name(obs, x)) == IP_NONE;
     char po[32], pp[32];
     snprintf(po, sizeof po, "p%u-observed", index);
     snprintf(pp, sizeof pp, "p%u-predicted", index);
