@@ -333,14 +333,13 @@ static uint32_t boxes(const ip_trace *t)
                                                  : 0;
 }
 
-bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
-                        const ip_trace *hist, const void *info_v,
-                        const char *file, ip_error *err)
+/* A prediction section's heading: the legend (once a page), the anomaly,
+ * the bug class and what the checkers confirmed. */
+static void section_head(ip_html *page, uint32_t index, const ip_trace *obs,
+                         const ip_trace *hist, const cJSON *info)
 {
     FILE *out = page->out;
-    const cJSON *info = info_v;
-    const cJSON *cy = cJSON_GetObjectItemCaseSensitive(info, "cycle");
-    const char *model = str(info, "model"), *anomaly = str(info, "anomaly");
+    const char *anomaly = str(info, "anomaly");
     if (!page->legend)
         fputs("<p class=\"legend\"><span class=\"changed\">&#9632; "
               "predicted read (changed)</span><span class=\"was\">&#9632; "
@@ -353,7 +352,9 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
             "data-boxes=\"%u\">\n<h2>Prediction %u", index,
             cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
                 info, "changed_reads")),
-            cJSON_GetArraySize(cy), boxes(hist), index);
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(info,
+                                                                "cycle")),
+            boxes(hist), index);
     if (*anomaly) {
         fputs(": ", out);
         esc(out, anomaly);
@@ -371,8 +372,7 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
                     n->valuedouble == 1 ? "" : "s");
         fputs("</p>\n", out);
     }
-    fputs("<p>", out);
-    fprintf(out, "%u of %u transactions kept; confirmed: ",
+    fprintf(out, "<p>%u of %u transactions kept; confirmed: ",
             ip_committed_count(hist), obs ? ip_committed_count(obs) : 0);
     const cJSON *v;
     bool first = true;
@@ -383,12 +383,20 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
         esc(out, cJSON_GetStringValue(v));
         first = false;
     }
-    fputs(".</p>\n<h3>Changed reads</h3>\n", out);
+    fputs(".</p>\n", out);
+}
+
+/* Its tables and text: changed reads, boundaries, the cycle, and the
+ * commands that reproduce and re-check it. */
+static void section_text(FILE *out, const cJSON *info, const char *file)
+{
+    const char *model = str(info, "model");
+    fputs("<h3>Changed reads</h3>\n", out);
     changed_table(out, info);
     fputs("<h3>Boundaries</h3>\n", out);
     boundary_table(out, info);
     fputs("<p class=\"cycle\">Unserializable: ", out);
-    cycle_text(out, cy);
+    cycle_text(out, cJSON_GetObjectItemCaseSensitive(info, "cycle"));
     fputs("</p>\n", out);
     if (*str(info, "assumption")) {
         fputs("<p>Note: ", out);
@@ -416,7 +424,14 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
         esc(out, file);
         fputs("</code> (violated)</p>\n", out);
     }
-    /* the drawings: observed (if known) and predicted */
+}
+
+/* Its drawings: the observed run (when known), its dropped transactions
+ * dashed, and the predicted run, the changed reads and the cycle marked. */
+static bool section_drawings(ip_html *page, uint32_t index,
+                             const ip_trace *obs, const ip_trace *hist,
+                             const cJSON *info, ip_error *err)
+{
     marks mp = {0}, mo = {0};
     bool ok = build_marks(&mp, hist, info, index, false) &&
               (!obs || build_marks(&mo, obs, info, index, true));
@@ -425,7 +440,7 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
     char po[32], pp[32];
     snprintf(po, sizeof po, "p%u-observed", index);
     snprintf(pp, sizeof pp, "p%u-predicted", index);
-    fputs("<div class=\"drawings\">\n", out);
+    fputs("<div class=\"drawings\">\n", page->out);
     if (ok && obs) {
         ip_draw d = {.t = obs, .edges = mo.e, .n_edges = mo.n,
                      .keep = mo.keep, .dropped = dropped, .id_prefix = po};
@@ -436,13 +451,25 @@ bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
                      .keep = mp.keep, .id_prefix = pp};
         ok = figure(page, "Predicted run", &d, err);
     }
-    fputs("</div>\n</section>\n", out);
+    fputs("</div>\n", page->out);
     free(dropped);
     free_marks(&mp);
     free_marks(&mo);
+    return ok;
+}
+
+bool ip_html_prediction(ip_html *page, uint32_t index, const ip_trace *obs,
+                        const ip_trace *hist, const void *info_v,
+                        const char *file, ip_error *err)
+{
+    const cJSON *info = info_v;
+    section_head(page, index, obs, hist, info);
+    section_text(page->out, info, file);
+    bool ok = section_drawings(page, index, obs, hist, info, err);
+    fputs("</section>\n", page->out);
     if (!ok && !err->msg[0])
         ip_oom(err, "html: out of memory");
-    return ok && !ferror(out);
+    return ok && !ferror(page->out);
 }
 
 bool ip_html_class(ip_html *page, const char *signature, uint32_t n)
