@@ -27,31 +27,29 @@ void ip_predictions_free(ip_prediction *p, uint32_t n)
     free(p);
 }
 
-/* The kept reads whose writer differs from the observed one. */
+/* The kept reads whose writer differs from the observed one, in one pass
+ * over the events (a candidate has a handful; this runs for every
+ * candidate confirmed, and a second, counting pass was 2 % of a TPC-C
+ * triage). */
 static bool collect_changed(const ip_trace *obs, ip_prediction *p)
 {
-    uint32_t n = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        n = 0;
-        for (uint32_t e = 0; e < obs->n_events; e++) {
-            const ip_event *ev = &obs->events[e];
-            uint32_t w = ev->kind == IP_READ ? p->assignment.writer[e]
-                                             : IP_NONE;
-            if (w == IP_NONE || w == ev->writer ||
-                p->map.hist_txn[ev->txn] == IP_NONE ||
-                p->map.hist_op[ev->op] == IP_NONE)
-                continue;
-            if (pass == 1)
-                p->changed[n] = (ip_changed_read){
-                    .event = e, .txn = ev->txn,
-                    .hist_op = p->map.hist_op[ev->op], .key = ev->key,
-                    .observed = ev->writer, .predicted = w};
-            n++;
-        }
-        if (pass == 0 && !(p->changed = calloc((size_t)n + 1,
-                                               sizeof *p->changed)))
+    uint32_t n = 0, cap = 0;
+    for (uint32_t e = 0; e < obs->n_events; e++) {
+        const ip_event *ev = &obs->events[e];
+        uint32_t w = ev->kind == IP_READ ? p->assignment.writer[e] : IP_NONE;
+        if (w == IP_NONE || w == ev->writer ||
+            p->map.hist_txn[ev->txn] == IP_NONE ||
+            p->map.hist_op[ev->op] == IP_NONE)
+            continue;
+        if (n == cap && !ip_grow((void **)&p->changed, &cap,
+                                 sizeof *p->changed))
             return false;
+        p->changed[n++] = (ip_changed_read){
+            .event = e, .txn = ev->txn, .hist_op = p->map.hist_op[ev->op],
+            .key = ev->key, .observed = ev->writer, .predicted = w};
     }
+    if (!p->changed && !(p->changed = calloc(1, sizeof *p->changed)))
+        return false;
     p->n_changed = n;
     return true;
 }
