@@ -66,14 +66,21 @@ static int cmp_id(const void *a, const void *b)
 
 /* Mostly a handful (a transaction's keys or writers, a cycle's
  * transactions), sorted once per transaction of every history checked:
- * insertion sort beats qsort's calls through a pointer there. */
+ * insertion sort beats qsort's calls through a pointer there.  Longer
+ * lists are often sorted already (the initial transaction's keys, in
+ * every history built), which one scan finds. */
 void ip_sort_ids(uint32_t *a, uint32_t n)
 {
-    if (n > 16) {
+    uint32_t i = 1;
+    while (i < n && a[i - 1] <= a[i])
+        i++;
+    if (i >= n)
+        return;
+    if (n > 32) {
         qsort(a, n, sizeof *a, cmp_id);
         return;
     }
-    for (uint32_t i = 1; i < n; i++) {
+    for (; i < n; i++) {
         uint32_t x = a[i], j = i;
         for (; j > 0 && a[j - 1] > x; j--)
             a[j] = a[j - 1];
