@@ -413,6 +413,10 @@ report)
         [ "${got:-0}" = $((observed - kept)) ] ||
             fail "prediction $i: ${got:-0} dashed boxes, $((observed - kept)) dropped"
     done
+    # the same files make the same page, byte for byte (the drawings'
+    # lanes once came in an order that followed heap addresses)
+    expect 0 "$BIN" report --quiet --out r-again.html "$@"
+    cmp -s r.html r-again.html || fail "the same files made another page"
     # to stdout, quietly
     expect 0 "$BIN" report --quiet "$@"
     lacks err "isopredict:"

@@ -23,10 +23,87 @@
 typedef struct drawing {
     const ip_gv *gv;
     const ip_draw *d;
+    Agdisc_t disc;            /* the graph's, until it is closed */
     Agraph_t *g;
     Agnode_t **node;          /* per txn: its box or its fold, NULL if none */
     uint8_t *full;            /* per txn: drawn as its own box */
 } drawing;
+
+/* ---- object ids in the order objects are made ------------------------- */
+
+/* Cgraph's own id discipline makes a named object's id the address of its
+ * name string, and keeps subgraphs - the session lanes - in id order,
+ * which is the order the SVG lists them in: the same history drew the same
+ * layout with its lanes in another order from run to run, as the heap's
+ * addresses went.  This discipline numbers every object as it is made and
+ * maps no names; cgraph then keeps the names in its own map (it falls back
+ * on that map when a discipline maps none).  Odd ids, as cgraph's own
+ * anonymous ones. */
+typedef struct id_state {
+    IDTYPE next;
+} id_state;
+
+static void *ids_open(Agraph_t *g, Agdisc_t *disc)
+{
+    (void)g;
+    (void)disc;
+    id_state *s = malloc(sizeof *s);
+    if (s)
+        s->next = 1;
+    return s;                 /* NULL: map fails, and so does every agnode */
+}
+
+static long ids_map(void *state, int objtype, char *str, IDTYPE *id,
+                    int createflag)
+{
+    (void)objtype;
+    id_state *s = state;
+    if (str || !createflag || !s)
+        return 0;
+    *id = s->next;
+    s->next += 2;
+    return 1;
+}
+
+static long ids_alloc(void *state, int objtype, IDTYPE id)
+{
+    (void)state;
+    (void)objtype;
+    (void)id;
+    return 0;                 /* no object is asked for by id here */
+}
+
+static void ids_free(void *state, int objtype, IDTYPE id)
+{
+    (void)state;
+    (void)objtype;
+    (void)id;
+}
+
+static char *ids_print(void *state, int objtype, IDTYPE id)
+{
+    (void)state;
+    (void)objtype;
+    (void)id;
+    return NULL;              /* names are in cgraph's own map */
+}
+
+static void ids_close(void *state)
+{
+    free(state);
+}
+
+static void ids_register(void *state, int objtype, void *obj)
+{
+    (void)state;
+    (void)objtype;
+    (void)obj;
+}
+
+/* Read only: cgraph copies the pointer and calls through it. */
+static const Agiddisc_t IDS_IN_ORDER = {ids_open, ids_map, ids_alloc,
+                                        ids_free, ids_print, ids_close,
+                                        ids_register};
 
 static void node_id(const ip_draw *d, const char *what, uint32_t i,
                     char *buf, size_t n)
@@ -442,7 +519,9 @@ char *ip_draw_svg(ip_drawer *dr, const ip_draw *d, ip_error *err)
             return NULL;
         }
     w.node = calloc(t->n_txns + 1, sizeof *w.node);
-    w.g = dr->gv.agopen((char *)"history", dr->gv.directed, NULL);
+    w.disc = (Agdisc_t){.mem = dr->gv.mem, .id = (Agiddisc_t *)&IDS_IN_ORDER,
+                        .io = dr->gv.io};
+    w.g = dr->gv.agopen((char *)"history", dr->gv.directed, &w.disc);
     bool ok = w.node && w.g && choose_full(&w) && draw_start(&w) &&
               draw_lanes(&w) && (d->edges_only || draw_wr(&w)) &&
               draw_highlights(&w);

@@ -26,6 +26,8 @@ GV_SAME(gvFreeLayout, ip_gv_gvFreeLayout);
 GV_SAME(gvRenderData, ip_gv_gvRenderData);
 GV_SAME(gvFreeRenderData, ip_gv_gvFreeRenderData);
 GV_SAME(Agdirected, Agdesc_t);
+GV_SAME(AgMemDisc, Agmemdisc_t);
+GV_SAME(AgIoDisc, Agiodisc_t);
 
 /* The loader's last failure, about `lib`, into err.  Out of memory or
  * not?  The loader allocates with the C library's malloc, out of reach
@@ -90,7 +92,9 @@ static bool find_cgraph(ip_gv *gv, ip_error *err)
         !(gv->agattr = find(h, l, "agattr", err)) ||
         !(gv->agsafeset = find(h, l, "agsafeset", err)) ||
         !(gv->agstrdup_html = find(h, l, "agstrdup_html", err)) ||
-        !(gv->agstrfree = find(h, l, "agstrfree", err)))
+        !(gv->agstrfree = find(h, l, "agstrfree", err)) ||
+        !(gv->mem = find(h, l, "AgMemDisc", err)) ||
+        !(gv->io = find(h, l, "AgIoDisc", err)))
         return false;
     gv->directed = *directed;
     return true;

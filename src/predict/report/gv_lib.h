@@ -49,6 +49,8 @@ typedef void ip_gv_gvFreeRenderData(char *data);
 typedef struct ip_gv {
     void *cgraph, *gvc;       /* dlopen handles; NULL: not open */
     Agdesc_t directed;        /* cgraph's Agdirected, copied */
+    Agmemdisc_t *mem;         /* cgraph's AgMemDisc and AgIoDisc, for a */
+    Agiodisc_t *io;           /* discipline of our own (draw.c) */
     ip_gv_agopen *agopen;
     ip_gv_agclose *agclose;
     ip_gv_agsubg *agsubg;
