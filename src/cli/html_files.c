@@ -25,21 +25,43 @@ static const char *why_listed(const cli_html_files *h, const char *path)
     return NULL;
 }
 
+/* The "prediction" member of the JSON text: its span parsed alone, or,
+ * when the scan finds none (a key written with escapes, say, or no
+ * JSON), the whole text parsed as before; *oom when a parse failed on
+ * text that is JSON. */
+static cJSON *prediction_member(const char *text, size_t len, bool *oom)
+{
+    size_t start = 0, end = 0;
+    cJSON *info;
+    if (ip_json_member_span(text, len, "prediction", &start, &end)) {
+        info = cJSON_ParseWithLength(text + start, end - start);
+        *oom = !info;
+        return info;
+    }
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    *oom = !root && ip_json_syntax_ok(text, len, NULL);
+    info = cJSON_DetachItemFromObjectCaseSensitive(root, "prediction");
+    cJSON_Delete(root);
+    return info;
+}
+
 cJSON *cli_prediction_info(const char *path, ip_error *err)
 {
     size_t len = 0;
     char *text = ip_read_whole(path, &len, err);
     if (!text)
         return NULL;
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    bool oom = false;
+    cJSON *info = prediction_member(text, len, &oom);
     free(text);
-    cJSON *info = cJSON_DetachItemFromObjectCaseSensitive(root, "prediction");
-    cJSON_Delete(root);
     if (cJSON_IsObject(info))
         return info;
     cJSON_Delete(info);
-    ip_fail(err, "%s: prediction: missing (not a predicted history; make "
-            "one with 'isopredict predict')", path);
+    if (oom)
+        ip_oom(err, "%s: out of memory reading its prediction", path);
+    else
+        ip_fail(err, "%s: prediction: missing (not a predicted history; "
+                "make one with 'isopredict predict')", path);
     return NULL;
 }
 

@@ -22,10 +22,10 @@ enum { CLI_HTML_DRAWN = 100 };
 
 /* The "prediction" object of prediction file `path` (a new cJSON tree the
  * caller deletes), or NULL with err set: unreadable, not JSON with such
- * an object (not a prediction file), or out of memory (err->oom).  The
- * whole file is parsed and dropped again; only the object is kept (for a
- * relaxed representative of a long run it is a few hundred KB of a file
- * of tens of MB). */
+ * an object (not a prediction file), or out of memory (err->oom).  Only
+ * the object is parsed: the history before it is skipped by a scan (for a
+ * relaxed representative of a long run the object is a few hundred KB of
+ * a file of tens of MB). */
 struct cJSON *cli_prediction_info(const char *path, ip_error *err);
 
 /* The search's share of a run limit of timeout_ms (0: none) when a page

@@ -686,6 +686,42 @@ static void test_json_syntax(void)
     }
 }
 
+/* A top-level member's value found by skipping the others, as cJSON
+ * would find it, and nothing found where cJSON would find nothing. */
+static void test_json_member_span(void)
+{
+    static const struct {
+        const char *text, *name, *value;   /* value NULL: not found */
+    } cases[] = {
+        {"{\"a\": [1, {\"prediction\": 2}], \"prediction\": {\"x\": 1}}",
+         "prediction", "{\"x\": 1}"},
+        {" {\"prediction\":\"s\" , \"prediction\": 3} ", "prediction",
+         "\"s\""},
+        {"{\"b\": \"}\", \"c\": -1.5e3, \"prediction\": null}", "prediction",
+         "null"},
+        {"{\"a\": {\"prediction\": 1}}", "prediction", NULL},
+        {"{\"predictions\": 1, \"predictio\": 2}", "prediction", NULL},
+        {"{\"pred\\u0069ction\": 1}", "prediction", NULL},
+        {"{}", "prediction", NULL},
+        {"[{\"prediction\": 1}]", "prediction", NULL},
+        {"{\"a\": tru, \"prediction\": 1}", "prediction", NULL},
+        {"{\"a\": 1 \"prediction\": 1}", "prediction", NULL},
+        {"{\"prediction\": {\"x\": }", "prediction", NULL},
+        {"", "prediction", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t start = 0, end = 0, len = strlen(cases[i].text);
+        bool found = ip_json_member_span(cases[i].text, len, cases[i].name,
+                                         &start, &end);
+        CU_ASSERT_EQUAL(found, cases[i].value != NULL);
+        if (found && cases[i].value) {
+            CU_ASSERT_EQUAL(end - start, strlen(cases[i].value));
+            CU_ASSERT(!strncmp(cases[i].text + start, cases[i].value,
+                               end - start));
+        }
+    }
+}
+
 static void test_builder_api(void)
 {
     ip_error err = {0};
@@ -813,6 +849,7 @@ int main(void)
     CU_add_test(s, "unknown fields", test_unknown_fields);
     CU_add_test(s, "tool fields", test_tool_fields);
     CU_add_test(s, "json syntax", test_json_syntax);
+    CU_add_test(s, "json member span", test_json_member_span);
     CU_add_test(s, "sub-trace flags", test_slice_flags);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -422,6 +422,13 @@ report)
     lacks err "isopredict:"
     [ "$(grep -c '<section class="prediction"' out)" = "$n" ] ||
         fail "stdout page: expected $n sections"
+    # the "prediction" member is found by a scan; a key the scan does not
+    # match (written with an escape) is still found, by a parse
+    sed 's/"prediction":/"pred\\u0069ction":/' "$1" > escaped.json
+    grep -q 'pred\\u0069ction' escaped.json || fail "no escaped key to test"
+    expect 0 "$BIN" report --quiet --out r-esc.html escaped.json
+    [ "$(grep -c '<section class="prediction"' r-esc.html)" = 1 ] ||
+        fail "the escaped key's prediction was not drawn"
     # a file that is not a prediction: found before anything is written
     expect 2 "$BIN" report --out r2.html "$1" "$TRACES/smallbank.json" "$2"
     contains err "smallbank.json: prediction: missing"

@@ -23,6 +23,17 @@ ip_trace *ip_read_json(const char *path, const char *data, size_t len,
  * failed on bad input. */
 bool ip_json_syntax_ok(const char *text, size_t len, size_t *bad);
 
+/* Member `name` of the object text[0..len) is, as a top-level member,
+ * the value at text[*start, *end): found by skipping the members before
+ * it, whatever their size, without building them (a prediction's
+ * "prediction" object follows the whole history; cJSON parsed 25 MB to
+ * reach it).  The first such member when the name repeats, as cJSON's
+ * lookup; a key written with escapes is never it.  False when the text
+ * is no object with such a member, or is not JSON as far as the scan
+ * went: a caller that must match cJSON exactly parses the text then. */
+bool ip_json_member_span(const char *text, size_t len, const char *name,
+                         size_t *start, size_t *end);
+
 /* Attach an item or free it: add `item` to object `obj` as `name`
  * (ip_cjson_attach), to the end of array `array` (ip_cjson_append), or
  * in place of obj's member `name` (ip_cjson_replace, which frees the

@@ -162,3 +162,41 @@ bool ip_json_syntax_ok(const char *text, size_t len, size_t *bad)
         *bad = s.i < s.n ? s.i : s.n;
     return false;
 }
+
+bool ip_json_member_span(const char *text, size_t len, const char *name,
+                         size_t *start, size_t *end)
+{
+    js_cursor s = {text, len, 0, 0};
+    size_t want = strlen(name);
+    js_ws(&s);
+    if (!js_at(&s, '{'))
+        return false;
+    s.i++;
+    s.depth = 1;
+    for (bool first = true;; first = false) {
+        js_ws(&s);
+        if (first && js_at(&s, '}'))
+            return false;
+        js_string key;
+        if (!js_at(&s, '"') || !js_scan_string(&s, &key))
+            return false;
+        js_ws(&s);
+        if (!js_at(&s, ':'))
+            return false;
+        s.i++;
+        js_ws(&s);
+        size_t at = s.i;
+        if (!js_skip_value(&s))
+            return false;
+        if (!key.escaped && key.end - key.start == want &&
+            !memcmp(text + key.start, name, want)) {
+            *start = at;
+            *end = s.i;
+            return true;
+        }
+        js_ws(&s);
+        if (!js_at(&s, ','))
+            return false;         /* '}' (no such member) or bad input */
+        s.i++;
+    }
+}
