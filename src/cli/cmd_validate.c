@@ -111,7 +111,7 @@ static int parse_args(int argc, char **argv, validate_args *a)
             a->w.have_seed = true;
             break;
         case 't':
-            if (!cli_parse_timeout("validate", optarg, &a->opts.timeout_ms))
+            if (!cli_parse_timeout(CMD, optarg, &a->opts.timeout_ms))
                 return IP_EXIT_USAGE;
             break;
         case 'h':
@@ -426,7 +426,7 @@ static int exit_status(outcome o)
 static int report(const validate_args *a, ip_level model, const char *record)
 {
     int status = IP_EXIT_USAGE;
-    ip_trace *t = cli_load_unique_trace("validate", record, IP_FMT_JSON,
+    ip_trace *t = cli_load_unique_trace(CMD, record, IP_FMT_JSON,
                                         IP_LENIENT, &status);
     cJSON *root = t ? load_json(record, &status) : NULL;
     if (!root) {
