@@ -59,25 +59,18 @@ static int parse_shard(const char *cmd, cli_search *s, const char *arg)
 
 static int parse_search(const char *cmd, cli_search *s, const char *arg)
 {
-    static const char *const names[] = { "auto", "exhaustive", "bounded" };
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(arg, names[i])) {
-            s->opts.search = (ip_search_mode)i;
-            s->search_set = true;
-            return CLI_GO_ON;
-        }
+    if (ip_search_mode_parse(arg, &s->opts.search)) {
+        s->search_set = true;
+        return CLI_GO_ON;
+    }
     return cli_usage_error(cmd, "--search must be auto, exhaustive or "
                            "bounded, not '%s'", arg);
 }
 
 static int parse_weak(const char *cmd, cli_search *s, const char *arg)
 {
-    if (!strcmp(arg, "auto") || !strcmp(arg, "eager") ||
-        !strcmp(arg, "lazy")) {
-        s->opts.weak = arg[0] == 'a' ? IP_WEAK_AUTO
-                     : arg[0] == 'e' ? IP_WEAK_EAGER : IP_WEAK_LAZY;
+    if (ip_weak_mode_parse(arg, &s->opts.weak))
         return CLI_GO_ON;
-    }
     return cli_usage_error(cmd, "--weak-isolation must be auto, eager or "
                            "lazy, not '%s'", arg);
 }

@@ -53,6 +53,37 @@ bool ip_encoding_parse(const char *s, ip_encoding *out)
     return true;
 }
 
+/* Index of s in names[0, n), or -1. */
+static int name_index(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
+bool ip_search_mode_parse(const char *s, ip_search_mode *out)
+{
+    static const char *const names[] = {
+        [IP_SEARCH_AUTO] = "auto", [IP_SEARCH_EXHAUSTIVE] = "exhaustive",
+        [IP_SEARCH_BOUNDED] = "bounded"};
+    int i = name_index(names, 3, s);
+    if (i >= 0)
+        *out = (ip_search_mode)i;
+    return i >= 0;
+}
+
+bool ip_weak_mode_parse(const char *s, ip_weak_mode *out)
+{
+    static const char *const names[] = {
+        [IP_WEAK_AUTO] = "auto", [IP_WEAK_EAGER] = "eager",
+        [IP_WEAK_LAZY] = "lazy"};
+    int i = name_index(names, 3, s);
+    if (i >= 0)
+        *out = (ip_weak_mode)i;
+    return i >= 0;
+}
+
 const char *ip_stop_name(ip_stop s)
 {
     switch (s) {

@@ -203,6 +203,9 @@ bool ip_boundary_parse(const char *s, ip_boundary *out);
 /* "approx", "exact", "approx-rank" */
 const char *ip_encoding_name(ip_encoding e);
 bool ip_encoding_parse(const char *s, ip_encoding *out);
+/* "auto", "exhaustive", "bounded"; "auto", "eager", "lazy" */
+bool ip_search_mode_parse(const char *s, ip_search_mode *out);
+bool ip_weak_mode_parse(const char *s, ip_weak_mode *out);
 
 /* Where extraction put things: indices between the observed trace and the
  * predicted history.  Arrays owned by the map (ip_history_map_free). */

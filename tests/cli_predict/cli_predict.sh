@@ -177,6 +177,23 @@ usage)
     contains err "not available under --model si"
     expect 2 "$BIN" predict --boundary loose "$TRACES/deposit.json"
     expect 2 "$BIN" predict --encoding fast "$TRACES/deposit.json"
+    # every name of --search and --weak-isolation (predict/names.c), and
+    # one that is none
+    for m in auto exhaustive bounded; do
+        expect 1 "$BIN" predict --quiet --json --search $m --out "s-$m" "$TRACES/deposit.json"
+        [ $m = auto ] || [ "$(jq -r .search.mode out)" = $m ] ||
+            fail "--search $m ran a $(jq -r .search.mode out) search"
+    done
+    expect 2 "$BIN" predict --search everywhere "$TRACES/deposit.json"
+    contains err "--search must be auto, exhaustive or bounded, not 'everywhere'"
+    for m in eager lazy; do
+        expect 1 "$BIN" predict --quiet --json --weak-isolation $m --out "w-$m" "$TRACES/deposit.json"
+        [ "$(jq .search.lazy_weak_isolation out)" = "$([ $m = lazy ] && echo true || echo false)" ] ||
+            fail "--weak-isolation $m: lazy_weak_isolation $(jq .search.lazy_weak_isolation out)"
+    done
+    expect 1 "$BIN" predict --quiet --weak-isolation auto --out w-auto "$TRACES/deposit.json"
+    expect 2 "$BIN" predict --weak-isolation eventually "$TRACES/deposit.json"
+    contains err "--weak-isolation must be auto, eager or lazy, not 'eventually'"
     expect 2 "$BIN" predict --timeout soon "$TRACES/deposit.json"
     # the longest limit (IP_MAX_TIMEOUT_MS, in seconds) and one past it
     expect 2 "$BIN" predict --timeout 4000001 "$TRACES/deposit.json"
