@@ -16,7 +16,6 @@
  */
 #include "cli.h"
 #include "html_files.h"
-#include "predict.h"
 #include "report.h"
 
 #include <cjson/cJSON.h>
@@ -199,25 +198,20 @@ static bool observed_for(report_run *r, const cJSON *info,
 /* Section k of the page: file order[k], read again and drawn. */
 static int draw_file(report_run *r, ip_html *page, int k)
 {
-    int i = r->order[k], status = IP_EXIT_OK;
+    int i = r->order[k], status;
     ip_error err = {0};
     cJSON *info = cli_prediction_info(r->files[i], &err);
     if (!info)
         return error_status(&err);
-    ip_trace *hist = cli_load_unique_trace(CMD, r->files[i], IP_FMT_AUTO,
-                                           IP_STRICT, &status);
     const ip_trace *obs = NULL;
-    if (hist && !observed_for(r, info, &obs))
-        status = (fprintf(stderr, "isopredict: out of memory\n"),
-                  IP_EXIT_UNKNOWN);
-    if (hist && status == IP_EXIT_OK &&
-        !ip_html_prediction(page, (uint32_t)i + 1, obs, hist, info,
-                            r->files[i], &err))
-        status = err.msg[0] ? error_status(&err)
-                            : (fprintf(stderr, "isopredict: out of memory\n"),
-                               IP_EXIT_UNKNOWN);
-    ip_trace_free(hist);
+    if (!observed_for(r, info, &obs))
+        status = (ip_oom(&err, "out of memory"), IP_EXIT_UNKNOWN);
+    else
+        status = cli_html_draw(page, (uint32_t)i + 1, obs, r->files[i], info,
+                               -1, &err);
     cJSON_Delete(info);
+    if (status != IP_EXIT_OK)
+        fprintf(stderr, "isopredict: %s\n", err.msg);
     return status;
 }
 

@@ -2,6 +2,7 @@
  * html_files.c - HTML pages drawn from prediction files (html_files.h).
  */
 #include "html_files.h"
+#include "cli.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -65,21 +66,41 @@ cJSON *cli_prediction_info(const char *path, ip_error *err)
     return NULL;
 }
 
+int cli_html_draw(ip_html *page, uint32_t index, const ip_trace *obs,
+                  const char *path, cJSON *info, double instances,
+                  ip_error *err)
+{
+    cJSON *cls = cJSON_GetObjectItemCaseSensitive(info, "class");
+    if (instances >= 0 && cls &&
+        !cJSON_AddNumberToObject(cls, "instances", instances))
+        return ip_oom(err, "report: out of memory"), IP_EXIT_UNKNOWN;
+    ip_trace *hist = ip_read_file(path, IP_FMT_JSON, IP_STRICT, err);
+    if (!hist)
+        return cli_error_status(err);
+    int status = IP_EXIT_OK;
+    if (!ip_trace_unique(hist)) {
+        char why[600];
+        ip_ambiguous_message(hist, why, sizeof why);
+        ip_fail(err, "%s: %s; a drawing needs every read to name its "
+                "writer (check --level ser|si decides such histories)",
+                path, why);
+        status = IP_EXIT_UNAVAILABLE;
+    } else if (!ip_html_prediction(page, index, obs, hist, info, path,
+                                   err)) {
+        if (!err->msg[0])
+            ip_fail(err, "cannot write the page");
+        status = cli_error_status(err);
+    }
+    ip_trace_free(hist);
+    return status;
+}
+
 static bool draw(cli_html_files *h, const char *path, double instances,
                  ip_error *err)
 {
     cJSON *info = cli_prediction_info(path, err);
-    if (!info)
-        return false;
-    cJSON *cls = cJSON_GetObjectItemCaseSensitive(info, "class");
-    ip_trace *hist = ip_read_file(path, IP_FMT_JSON, IP_STRICT, err);
-    bool ok = hist &&
-              (instances < 0 || !cls ||
-               cJSON_AddNumberToObject(cls, "instances", instances) ||
-               ip_oom(err, "report: out of memory")) &&
-              ip_html_prediction(h->page, ++h->drawn, h->obs, hist, info,
-                                 path, err);
-    ip_trace_free(hist);
+    bool ok = info && cli_html_draw(h->page, ++h->drawn, h->obs, path, info,
+                                    instances, err) == IP_EXIT_OK;
     cJSON_Delete(info);
     return ok;
 }

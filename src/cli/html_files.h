@@ -28,6 +28,17 @@ enum { CLI_HTML_DRAWN = 100 };
  * a file of tens of MB). */
 struct cJSON *cli_prediction_info(const char *path, ip_error *err);
 
+/* Prediction file `path`, whose "prediction" object is `info`, drawn as
+ * section `index` of `page` with obs beside it (NULL: not drawn);
+ * `instances` >= 0: its class's count, added to info's "class".  The
+ * history is read from the file.  IP_EXIT_OK, or with err set the exit
+ * status of what failed: input (2), out of memory (3), a history with
+ * ambiguous reads (4, which no drawing can show), or a stream error (2,
+ * ferror on the page's stream). */
+int cli_html_draw(ip_html *page, uint32_t index, const ip_trace *obs,
+                  const char *path, struct cJSON *info, double instances,
+                  ip_error *err);
+
 /* The search's share of a run limit of timeout_ms (0: none) when a page
  * is drawn after it. */
 unsigned cli_html_search_ms(unsigned timeout_ms);

@@ -429,6 +429,14 @@ report)
     expect 0 "$BIN" report --quiet --out r-esc.html escaped.json
     [ "$(grep -c '<section class="prediction"' r-esc.html)" = 1 ] ||
         fail "the escaped key's prediction was not drawn"
+    # a history with an ambiguous read (two writers of x = 1): no drawing
+    # can show it (exit 4), and the page is not written
+    printf '%s' '{"isopredict_trace":1,"sessions":[{"id":"c1","transactions":[{"id":"t1","ops":[{"op":"write","key":"x","value":1}]},{"id":"t3","ops":[{"op":"read","key":"x","value":1}]},{"id":"t2","ops":[{"op":"write","key":"x","value":1}]}]}]}' |
+        jq --slurpfile p "$1" '. + {prediction: $p[0].prediction}' > amb.json
+    expect 4 "$BIN" report --quiet --out r-amb.html amb.json
+    contains err "amb.json"
+    contains err "needs every read to name its writer"
+    [ ! -e r-amb.html ] || fail "a page was written with an ambiguous history"
     # a file that is not a prediction: found before anything is written
     expect 2 "$BIN" report --out r2.html "$1" "$TRACES/smallbank.json" "$2"
     contains err "smallbank.json: prediction: missing"
