@@ -177,6 +177,9 @@ typedef struct ip_encode_stats {
     uint32_t candidates;      /* (writer, read) Booleans */
     uint32_t pruned;          /* (read, writer) pairs no valid prediction
                                  can use, left out of the formula */
+    uint32_t rw_terms;        /* si: rw edges the pivot condition may use
+                                 (pairs that write a key together are
+                                 never concurrent and are left out) */
     uint64_t literals;        /* literals of asserted clauses/definitions
                                  (Tseitin-expanded terms not counted) */
     double gen_seconds, solve_seconds; /* solve: summed over calls */

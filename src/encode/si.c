@@ -24,6 +24,45 @@ static void imply_some(ip_encoder *e, Z3_ast pv, const rw_term *terms,
     enc_clause(e, buf, n + 1);
 }
 
+/* Is event b kept whenever event a of the same session is?  Relaxed
+ * boundaries keep or drop whole transactions; strict ones keep a prefix
+ * of each session's reads. */
+static bool kept_with(const ip_encoder *e, uint32_t a, uint32_t b)
+{
+    const ip_trace *t = e->tr;
+    if (e->opts.boundary != IP_BOUNDARY_STRICT)
+        return t->events[a].txn == t->events[b].txn;
+    return e->units_before[b] <= e->units_before[a];
+}
+
+/* Do p and t3 both write a key, each write kept whenever p's read r and
+ * t3's write w are?  Then the conflict rule keeps them from overlapping,
+ * and an rw term between them, which needs them concurrent, is false in
+ * every model: leaving it out spares the solver the proof.  Most
+ * read-modify-write rw edges are such (SI's first-committer-wins). */
+static bool write_together(const ip_encoder *e, uint32_t p, uint32_t r,
+                           uint32_t t3, uint32_t w)
+{
+    const ip_trace *t = e->tr;
+    const ip_txn *a = &t->txns[p], *b = &t->txns[t3];
+    uint32_t i = a->wkey_first, ie = i + a->wkey_count;
+    uint32_t j = b->wkey_first, je = j + b->wkey_count;
+    while (i < ie && j < je) {
+        if (t->wkeys[i] < t->wkeys[j]) {
+            i++;
+        } else if (t->wkeys[i] > t->wkeys[j]) {
+            j++;
+        } else {
+            if (kept_with(e, r, t->wkey_event[i]) &&
+                kept_with(e, w, t->wkey_event[j]))
+                return true;
+            i++;
+            j++;
+        }
+    }
+    return false;
+}
+
 /* A necessary condition of an unserializable si history (Fekete et al.,
  * TODS 2005; SEMANTICS.md): under si points its dependency graph has a
  * cycle, and every such cycle has two consecutive rw edges between
@@ -55,7 +94,9 @@ static bool encode_si_pivot(ip_encoder *e, Z3_ast *st)
                 enc_forced_before(e, t3, p) || enc_forced_before(e, p, t3))
                 continue;
             Z3_ast ex = enc_write_exists(e, t3, g->key);
-            if (lit_is_false(e, ex))
+            if (lit_is_false(e, ex) ||
+                write_together(e, p, e->gev[g->ev_first], t3,
+                               ip_write_event(t, t3, g->key)))
                 continue;
             if (nt == cap &&
                 !(ok = ip_grow((void **)&terms, &cap, sizeof *terms)))
@@ -72,6 +113,7 @@ static bool encode_si_pivot(ip_encoder *e, Z3_ast *st)
             for (int j = 0; j < 4; j++)
                 enc_clause(e, c[j], 2);
             terms[nt++] = (rw_term){pi, i3, x};
+            e->st.rw_terms++;
         }
     }
     /* the terms come in reader order, as the groups do; bucket them by
