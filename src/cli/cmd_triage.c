@@ -312,6 +312,8 @@ static cJSON *run_json(const triage_args *a, const char *trace,
               cJSON_AddNumberToObject(root, "rest_found", st->rest_found) &&
               cJSON_AddNumberToObject(root, "probes_found",
                                       st->probes_found) &&
+              cJSON_AddNumberToObject(root, "groups_found",
+                                      st->groups_found) &&
               cJSON_AddNumberToObject(root, "pairs_found",
                                       st->pairs_found) &&
               cJSON_AddNumberToObject(root, "eager_switches",

@@ -273,7 +273,7 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
     ip_search_info si = {0};
     bool have_search = false;
     double seconds = 0, calls = 0, refuted = 0, rest = 0, probes = 0,
-           pairs = 0, eager = 0;
+           pairs = 0, groups = 0, eager = 0;
     for (uint32_t i = first; ok && i < l->n; i++) {
         if (taken[i] || !same_run(l->r[first], l->r[i]))
             continue;
@@ -292,6 +292,7 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
         rest += count_of(l->r[i], "rest_found");
         probes += count_of(l->r[i], "probes_found");
         pairs += count_of(l->r[i], "pairs_found");
+        groups += count_of(l->r[i], "groups_found");
         eager += count_of(l->r[i], "eager_switches");
         const cJSON *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(l->r[i],
@@ -311,6 +312,7 @@ static cJSON *merge_run(report_list *l, uint32_t first, uint8_t *taken)
          set_number(m, "refuted_orders", refuted) &&
          set_number(m, "rest_found", rest) &&
          set_number(m, "probes_found", probes) &&
+         set_number(m, "groups_found", groups) &&
          set_number(m, "pairs_found", pairs) &&
          set_number(m, "eager_switches", eager) && sort_classes(m);
     if (ok)

@@ -407,6 +407,10 @@ typedef struct ip_predict_stats {
     uint32_t probes_tried, probes_found; /* triage: single changed reads
                                    tried before a problem's first solver
                                    call, and those that confirmed (probe.c) */
+    uint32_t groups_tried, groups_found; /* the same for a failed single
+                                   widened to every read of its
+                                   transaction from the same writer
+                                   (probe.c) */
     uint32_t pairs_tried, pairs_found; /* the same for two changed reads
                                    of one transaction (probe.c) */
     uint32_t replayed;          /* triage's later passes: constraints an

@@ -36,6 +36,7 @@ struct probe_set {
     probe_change *failed;
     uint32_t n_failed, cap_failed, pf, pe, pw, n_w2, cap2;
     uint32_t *w2;
+    uint32_t pg;              /* probe_next_group's place in failed[] */
 };
 
 probe_set *probe_set_new(const ip_trace *t, const uint32_t *order, uint32_t n)
@@ -321,6 +322,84 @@ bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
                     return false;
             }
         }
+    }
+    return false;
+}
+
+/* ---- a transaction that does not see a writer ------------------------ */
+
+/* Is change c allowed by enc's formula?  Uses ps->w2. */
+static bool allows(probe_set *ps, const ip_encoder *enc, probe_change c,
+                   bool *oom)
+{
+    if (!choices_into(enc, c.read, &ps->w2, &ps->cap2, &ps->n_w2))
+        return !(*oom = true);
+    for (uint32_t i = 0; i < ps->n_w2; i++)
+        if (ps->w2[i] == c.writer)
+            return true;
+    return false;
+}
+
+/* Failed single c1 widened to its transaction: every read of it that
+ * read c1's observed writer W reads c1's writer instead, where that
+ * writer wrote the key too - the transaction sees the version before
+ * W of the whole row, not of one column.  Into c[0..max), in read
+ * order; the number. */
+static uint32_t group_of(probe_set *ps, const ip_encoder *enc,
+                         probe_change c1, uint32_t max, probe_change *c,
+                         bool *oom)
+{
+    const ip_trace *t = ps->t;
+    const ip_txn *tx = &t->txns[t->events[c1.read].txn];
+    uint32_t w = t->events[c1.read].writer, n = 0;
+    for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++) {
+        if (e == c1.read) {
+            if (n == max)
+                return 0;
+            c[n++] = c1;
+            continue;
+        }
+        if (!probed_read(t, e) || t->events[e].writer != w ||
+            ip_write_event(t, c1.writer, t->events[e].key) == IP_NONE)
+            continue;
+        probe_change ce = {e, c1.writer};
+        if (!allows(ps, enc, ce, oom)) {
+            if (*oom)
+                return 0;
+            continue;
+        }
+        if (n == max)
+            return 0;
+        c[n++] = ce;
+    }
+    return n;
+}
+
+bool probe_next_group(probe_set *ps, const ip_encoder *enc, ip_level model,
+                      uint32_t max, ip_assignment *out, bool *oom)
+{
+    *oom = false;
+    if (max == 0 || max > PROBE_MAX_CHANGES)
+        max = PROBE_MAX_CHANGES;
+    while (ps->pg < ps->n_failed) {
+        uint32_t i = ps->pg++;
+        probe_change c1 = ps->failed[i], c[PROBE_MAX_CHANGES];
+        if (!allows(ps, enc, c1, oom)) {
+            if (*oom)
+                return false;
+            continue;
+        }
+        uint32_t n = group_of(ps, enc, c1, max, c, oom);
+        if (*oom)
+            return false;
+        /* one read: the single that failed; first read another single's:
+         * that single made the same group */
+        if (n < 2 || (c[0].read != c1.read && failed_before(ps, c[0], i)))
+            continue;
+        if (probe_make(ps, model, c, n, false, out, oom) == PROBE_TRY)
+            return true;
+        if (*oom)
+            return false;
     }
     return false;
 }

@@ -1,6 +1,6 @@
 /*
- * probe.h - probes: the observed run with one read, or two reads of one
- * transaction, changed (internal to the predict module; triage).
+ * probe.h - probes: the observed run with one read, or a few reads of
+ * one transaction, changed (internal to the predict module; triage).
  *
  * A probe is the observed run with a read changed to another writer of
  * its key: the reader's transaction is its session's boundary (relaxed),
@@ -11,8 +11,10 @@
  * costs a tenth of a solver check, so triage tries them before a
  * problem's first check (solve.c).  A single change that fails is often
  * half of an instance: the reader now mixes two snapshots, and changing
- * another read of its transaction as well repairs it; those pairs come
- * next.
+ * other reads of its transaction as well repairs it.  Two repairs come
+ * next: the reads of the transaction that read the same writer all move
+ * to the new one (a row read whole: TPC-C's stock row, smallbank's
+ * balances), then pairs of reads.
  *
  * Some probes are known to fail from the observed dependency graph alone
  * (probe_graph.h), without a history built or a checker run; they are
@@ -59,6 +61,13 @@ bool probe_failed(probe_set *ps);
  * other change often repairs what failed (a read of the same snapshot). */
 bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
                      ip_assignment *out, bool *oom);
+
+/* Each single change that failed, widened to the reads of its
+ * transaction that read the same writer and can read the new one (at
+ * most max changes; 0: PROBE_MAX_CHANGES): a row read from one version,
+ * not column by column. */
+bool probe_next_group(probe_set *ps, const ip_encoder *enc, ip_level model,
+                      uint32_t max, ip_assignment *out, bool *oom);
 
 /* Probes are made where a formula is a window's or a small trace's: each
  * is linear in the trace. */

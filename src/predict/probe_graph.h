@@ -1,6 +1,6 @@
 /*
  * probe_graph.h - the observed dependency graph, and what it tells of a
- * probe (probe.h: one or two changed reads of one transaction) before any
+ * probe (probe.h: changed reads of one transaction) before any
  * history is built (internal to the predict module).
  *
  * Some probes are known to fail from the graph alone: those whose changes
@@ -57,8 +57,9 @@ typedef enum {
     PROBE_UNFIT               /* no boundaries fit it (probe.c) */
 } probe_verdict;
 
-/* A probe's changed reads: read event `read` reads from `writer`. */
-enum { PROBE_MAX_CHANGES = 2 };
+/* A probe's changed reads: read event `read` reads from `writer`; at
+ * most PROBE_MAX_CHANGES of them (a row's columns, probe.h). */
+enum { PROBE_MAX_CHANGES = 8 };
 typedef struct probe_change {
     uint32_t read, writer;
 } probe_change;

@@ -347,13 +347,15 @@ ip_predict_result ip_predict_run(const ip_trace *obs,
         fprintf(opts->progress, "isopredict: [%7.2fs] done: %s, %u solver "
                 "call(s), %u refuted serial order(s), %u refuted pco(s), "
                 "%u model violation(s) and %u illegal candidate(s) "
-                "forbidden; %u of %u single changed reads, %u of %u pairs "
-                "of them and %u of %u models' other changed reads held an "
-                "instance; %u window(s) turned eager\n",
+                "forbidden; %u of %u single changed reads, %u of %u "
+                "widened to their transaction, %u of %u pairs of them and "
+                "%u of %u models' other changed reads held an instance; %u "
+                "window(s) turned eager\n",
                 rs.stats->seconds, found, rs.stats->solver_calls,
                 rs.stats->refuted_orders, rs.stats->refuted_pcos,
                 rs.stats->refuted_cycles, rs.stats->refuted_illegal,
                 rs.stats->probes_found, rs.stats->probes_tried,
+                rs.stats->groups_found, rs.stats->groups_tried,
                 rs.stats->pairs_found, rs.stats->pairs_tried,
                 rs.stats->rest_found, rs.stats->rest_tried,
                 rs.stats->eager_switches);

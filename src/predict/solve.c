@@ -594,6 +594,15 @@ static int probe_changes(problem *pb, ip_encoder *enc, const ip_verdict *v)
     tried = found = 0;
     bool pairs = pb->eo.max_changes == 0 || pb->eo.max_changes >= 2;
     while (pairs && r < 0 && !oom && keep_probing(pb, tried, found, true) &&
+           probe_next_group(ps, enc, pb->eo.model, pb->eo.max_changes, &a,
+                            &oom)) {
+        tried++;
+        r = accept_unsolved(pb, enc, &a, 0, &found);
+    }
+    pb->stats->groups_tried += tried;
+    pb->stats->groups_found += found;
+    tried = found = 0;
+    while (pairs && r < 0 && !oom && keep_probing(pb, tried, found, true) &&
            probe_next_pair(ps, enc, pb->eo.model, &a, &oom)) {
         tried++;
         r = accept_unsolved(pb, enc, &a, 0, &found);

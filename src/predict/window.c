@@ -890,6 +890,8 @@ static void solve_window(round_state *rd, uint32_t j, double seconds)
     rs->stats->rest_found += st.rest_found;
     rs->stats->probes_tried += st.probes_tried;
     rs->stats->probes_found += st.probes_found;
+    rs->stats->groups_tried += st.groups_tried;
+    rs->stats->groups_found += st.groups_found;
     rs->stats->pairs_tried += st.pairs_tried;
     rs->stats->pairs_found += st.pairs_found;
     if (st.encode.literals > rs->stats->encode.literals)

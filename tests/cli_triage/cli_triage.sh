@@ -183,7 +183,7 @@ $(diff <(class_counts all.json) <(class_counts merged.json))"
     recheck_reps merged.json causal
     # the counts of the run are the shards' added
     for n in solver_calls refuted_orders rest_found probes_found \
-             pairs_found; do
+             groups_found pairs_found; do
         [ "$(jq ".$n" merged.json)" = \
           "$(jq -s "map(.$n) | add" s1/*.triage.json s2/*.triage.json)" ] ||
             fail "merged $n is not the shards' sum"
@@ -195,10 +195,12 @@ $(diff <(class_counts all.json) <(class_counts merged.json))"
         fail "no instance of a single-change probe counted"
     # a report of an older version, without those counts, merges too
     mkdir older
-    jq 'del(.refuted_orders, .rest_found, .probes_found, .pairs_found)' \
+    jq 'del(.refuted_orders, .rest_found, .probes_found, .groups_found,
+            .pairs_found)' \
         s1/*.triage.json > older/t.causal-relaxed.shard-1-of-2.triage.json
     expect 1 "$BIN" triage --merge --json older s2
-    for n in refuted_orders rest_found probes_found pairs_found; do
+    for n in refuted_orders rest_found probes_found groups_found \
+             pairs_found; do
         [ "$(jq ".$n" out)" = "$(jq ".$n" s2/*.triage.json)" ] ||
             fail "an older report's missing $n was not taken as 0"
     done

@@ -518,7 +518,7 @@ typedef struct window_run {
     char **sig;
     uint32_t n_sig, instances, calls, learned, done, windows;
     uint32_t reps, reps_ok, reducible, confirmed_locally, rest_found, moved;
-    uint32_t probes_found, pairs_found;
+    uint32_t probes_found, pairs_found, groups_found;
 } window_run;
 
 static void window_run_free(window_run *w)
@@ -577,6 +577,7 @@ static window_run triage_windows(const char *file, ip_level model,
     w.moved = st.witnesses_moved;
     w.probes_found = st.probes_found;
     w.pairs_found = st.pairs_found;
+    w.groups_found = st.groups_found;
     free(r.s);
     ip_triage_free(tg);
     ip_trace_free(obs);
@@ -616,7 +617,7 @@ static uint32_t windows_cross_checked(const char *file, ip_level model,
     CU_ASSERT_TRUE(w.confirmed_locally >= w.instances);
     /* probes are made on the relaxed boundary only */
     if (kind == IP_BOUNDARY_STRICT)
-        CU_ASSERT_EQUAL(w.probes_found + w.pairs_found, 0);
+        CU_ASSERT_EQUAL(w.probes_found + w.pairs_found + w.groups_found, 0);
     *probes += w.probes_found;
     *pairs += w.pairs_found;
     *moved += w.moved;
