@@ -340,11 +340,24 @@ static bool allows(probe_set *ps, const ip_encoder *enc, probe_change c,
     return false;
 }
 
+/* The writer of key k just before w in the graph's order, or IP_NONE. */
+static uint32_t writer_before(const dep_graph *g, uint32_t k, uint32_t w)
+{
+    uint32_t before = IP_NONE, p = g->pos[w];
+    if (p == IP_NONE)
+        return IP_NONE;
+    for (uint32_t i = g->kw_first[k]; i < g->kw_first[k + 1]; i++)
+        if (g->kw[i] != w && g->pos[g->kw[i]] != IP_NONE &&
+            g->pos[g->kw[i]] < p)
+            before = g->kw[i];
+    return before;
+}
+
 /* Failed single c1 widened to its transaction: every read of it that
- * read c1's observed writer W reads c1's writer instead, where that
- * writer wrote the key too - the transaction sees the version before
- * W of the whole row, not of one column.  Into c[0..max), in read
- * order; the number. */
+ * read c1's observed writer W reads c1's writer instead where that writer
+ * wrote the key too, else the key's writer before W - the transaction
+ * sees a row whole and does not see W at all, as read atomic and causal
+ * want.  Into c[0..max), in read order; the number (0: more than max). */
 static uint32_t group_of(probe_set *ps, const ip_encoder *enc,
                          probe_change c1, uint32_t max, probe_change *c,
                          bool *oom)
@@ -359,10 +372,13 @@ static uint32_t group_of(probe_set *ps, const ip_encoder *enc,
             c[n++] = c1;
             continue;
         }
-        if (!probed_read(t, e) || t->events[e].writer != w ||
-            ip_write_event(t, c1.writer, t->events[e].key) == IP_NONE)
+        if (!probed_read(t, e) || t->events[e].writer != w)
             continue;
         probe_change ce = {e, c1.writer};
+        if (ip_write_event(t, c1.writer, t->events[e].key) == IP_NONE &&
+            (ce.writer = writer_before(&ps->g, t->events[e].key, w)) ==
+            IP_NONE)
+            continue;
         if (!allows(ps, enc, ce, oom)) {
             if (*oom)
                 return 0;
@@ -373,6 +389,17 @@ static uint32_t group_of(probe_set *ps, const ip_encoder *enc,
         c[n++] = ce;
     }
     return n;
+}
+
+/* Did a failed single before failed[i] make group c[0..n) already?  One
+ * of its reads before c1's, with c1's writer, failed as a single. */
+static bool made_before(const probe_set *ps, const probe_change *c,
+                        uint32_t n, probe_change c1, uint32_t i)
+{
+    for (uint32_t j = 0; j < n && c[j].read != c1.read; j++)
+        if (c[j].writer == c1.writer && failed_before(ps, c[j], i))
+            return true;
+    return false;
 }
 
 bool probe_next_group(probe_set *ps, const ip_encoder *enc, ip_level model,
@@ -392,9 +419,7 @@ bool probe_next_group(probe_set *ps, const ip_encoder *enc, ip_level model,
         uint32_t n = group_of(ps, enc, c1, max, c, oom);
         if (*oom)
             return false;
-        /* one read: the single that failed; first read another single's:
-         * that single made the same group */
-        if (n < 2 || (c[0].read != c1.read && failed_before(ps, c[0], i)))
+        if (n < 2 || made_before(ps, c, n, c1, i))
             continue;
         if (probe_make(ps, model, c, n, false, out, oom) == PROBE_TRY)
             return true;

@@ -13,8 +13,7 @@
  * half of an instance: the reader now mixes two snapshots, and changing
  * other reads of its transaction as well repairs it.  Two repairs come
  * next: the reads of the transaction that read the same writer all move
- * to the new one (a row read whole: TPC-C's stock row, smallbank's
- * balances), then pairs of reads.
+ * off it (a row read whole: TPC-C's stock row), then pairs of reads.
  *
  * Some probes are known to fail from the observed dependency graph alone
  * (probe_graph.h), without a history built or a checker run; they are
@@ -63,9 +62,10 @@ bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
                      ip_assignment *out, bool *oom);
 
 /* Each single change that failed, widened to the reads of its
- * transaction that read the same writer and can read the new one (at
- * most max changes; 0: PROBE_MAX_CHANGES): a row read from one version,
- * not column by column. */
+ * transaction that read the same writer W: each moves to the new writer
+ * where it wrote the key, else to the key's writer before W (at most max
+ * changes; 0: PROBE_MAX_CHANGES) - the transaction sees a row whole and
+ * misses W altogether. */
 bool probe_next_group(probe_set *ps, const ip_encoder *enc, ip_level model,
                       uint32_t max, ip_assignment *out, bool *oom);
 
