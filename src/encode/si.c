@@ -153,21 +153,12 @@ static bool encode_si_pivot(ip_encoder *e, Z3_ast *st)
     return ok;
 }
 
-/* Snapshot isolation as its operational definition, which is equivalent
- * to the axioms Prefix and Conflict over a commit order (SEMANTICS.md):
- * every relevant txn has a start point st and a commit point co, st <
- * co; a txn sees exactly the txns that commit before its start; so and
- * wr (within the boundary, as for the other models) go from commit to
- * start.  A read of k from t2 sees no later commit of k before its start
- * (read rule), and two writers of one key never overlap (conflict rule).
- * Txn 0 commits before every start (NULL: minus infinity). */
-bool enc_si(ip_encoder *e)
+/* The points: st < co per transaction; so and wr go from a commit to
+ * the next start. */
+static void si_points(ip_encoder *e, Z3_ast *st)
 {
     const ip_trace *t = e->tr;
     uint32_t n = e->n_rel;
-    Z3_ast *st = calloc(n + 1, sizeof *st);
-    if (!st)
-        return false;
     for (uint32_t i = 1; i < n; i++) {
         st[i] = lit_int(e);
         e->co[i] = lit_int(e);
@@ -192,22 +183,26 @@ bool enc_si(ip_encoder *e)
             Z3_ast c[2] = { lit_not(e, e->wr_b[i]), lit_lt(e, e->co[a], st[b]) };
             enc_clause(e, c, 2);
         }
-    /* read rule: t3 reads k from t2; another writer t1 of k committed
-     * before t2 or not before t3's start */
+}
+
+/* Read rule: t3 reads k from t2; another writer t1 of k committed before
+ * t2 or not before t3's start. */
+static void si_read_rule(ip_encoder *e, Z3_ast *st)
+{
+    const ip_trace *t = e->tr;
     for (uint32_t gi = 0; gi < e->n_groups && !enc_halted(e); gi++) {
         const enc_group *g = &e->groups[gi];
         uint32_t t3 = e->rel[g->txn];
         for (uint32_t w = t->key_writer_first[g->key];
              w < t->key_writer_first[g->key + 1]; w++) {
             uint32_t t1 = t->key_writer[w];
-            if (t1 == IP_INIT_TXN || t1 == g->txn)
+            /* t3 hb-before t1 whenever t1's write is kept: t1 is never
+             * in t3's snapshot */
+            if (t1 == IP_INIT_TXN || t1 == g->txn ||
+                enc_forced_before(e, g->txn, t1))
                 continue;
             Z3_ast exists = enc_write_exists(e, t1, g->key);
             Z3_ast c1 = e->co[e->rel[t1]];
-            /* t3 hb-before t1 whenever t1's write is kept: t1 is never
-             * in t3's snapshot */
-            if (enc_forced_before(e, g->txn, t1))
-                continue;
             for (uint32_t i = 0; i < g->cand_count; i++) {
                 uint32_t t2 = e->gcand[g->cand_first + i];
                 /* t1 hb-before t2 whenever t2 is read: committed before */
@@ -221,8 +216,13 @@ bool enc_si(ip_encoder *e)
             }
         }
     }
-    /* conflict rule: writers of one key do not overlap (pairs ordered by
-     * so, or by hb whenever both are kept, never do) */
+}
+
+/* Conflict rule: writers of one key do not overlap (pairs ordered by so,
+ * or by hb whenever both are kept, never do). */
+static void si_conflict_rule(ip_encoder *e, Z3_ast *st)
+{
+    const ip_trace *t = e->tr;
     for (uint32_t k = 0; k < t->n_keys && !enc_halted(e); k++) {
         if (!enc_key_shared(t, k))
             continue;
@@ -247,8 +247,25 @@ bool enc_si(ip_encoder *e)
             }
         }
     }
+}
+
+/* Snapshot isolation as its operational definition, which is equivalent
+ * to the axioms Prefix and Conflict over a commit order (SEMANTICS.md):
+ * every relevant txn has a start point st and a commit point co, st <
+ * co; a txn sees exactly the txns that commit before its start; so and
+ * wr (within the boundary, as for the other models) go from commit to
+ * start.  A read of k from t2 sees no later commit of k before its start
+ * (read rule), and two writers of one key never overlap (conflict rule).
+ * Txn 0 commits before every start (NULL: minus infinity). */
+bool enc_si(ip_encoder *e)
+{
+    Z3_ast *st = calloc(e->n_rel + 1, sizeof *st);
+    if (!st)
+        return false;
+    si_points(e, st);
+    si_read_rule(e, st);
+    si_conflict_rule(e, st);
     bool ok = encode_si_pivot(e, st);
     free(st);
     return ok;
 }
-
