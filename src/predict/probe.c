@@ -188,6 +188,19 @@ static bool choices_into(const ip_encoder *enc, uint32_t e, uint32_t **buf,
     return true;
 }
 
+/* Does enc's formula allow change c (its read's writers loaded into
+ * *buf)?  *oom when out of memory. */
+static bool in_choices(const ip_encoder *enc, probe_change c, uint32_t **buf,
+                       uint32_t *cap, uint32_t *n, bool *oom)
+{
+    if (!choices_into(enc, c.read, buf, cap, n))
+        return !(*oom = true);
+    for (uint32_t i = 0; i < *n; i++)
+        if ((*buf)[i] == c.writer)
+            return true;
+    return false;
+}
+
 /* Read event e's writers the formula allows into ps->w; false when out
  * of memory. */
 static bool load_choices(probe_set *ps, const ip_encoder *enc, uint32_t e)
@@ -283,12 +296,7 @@ static bool still_allowed(probe_set *ps, const ip_encoder *enc,
                           probe_change c, bool *oom)
 {
     ps->loaded = false;
-    if (!choices_into(enc, c.read, &ps->w, &ps->cap, &ps->n_w))
-        return !(*oom = true);
-    for (uint32_t i = 0; i < ps->n_w; i++)
-        if (ps->w[i] == c.writer)
-            return true;
-    return false;
+    return in_choices(enc, c, &ps->w, &ps->cap, &ps->n_w, oom);
 }
 
 bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
@@ -332,12 +340,7 @@ bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
 static bool allows(probe_set *ps, const ip_encoder *enc, probe_change c,
                    bool *oom)
 {
-    if (!choices_into(enc, c.read, &ps->w2, &ps->cap2, &ps->n_w2))
-        return !(*oom = true);
-    for (uint32_t i = 0; i < ps->n_w2; i++)
-        if (ps->w2[i] == c.writer)
-            return true;
-    return false;
+    return in_choices(enc, c, &ps->w2, &ps->cap2, &ps->n_w2, oom);
 }
 
 /* The writer of key k just before w in the graph's order, or IP_NONE. */
