@@ -343,16 +343,14 @@ static bool allows(probe_set *ps, const ip_encoder *enc, probe_change c,
     return in_choices(enc, c, &ps->w2, &ps->cap2, &ps->n_w2, oom);
 }
 
-/* The writer of key k just before w in the graph's order, or IP_NONE. */
+/* The writer of key k just before w in the graph's order, or IP_NONE
+ * (kw is by place; writers out of the order, IP_NONE, come last). */
 static uint32_t writer_before(const dep_graph *g, uint32_t k, uint32_t w)
 {
     uint32_t before = IP_NONE, p = g->pos[w];
-    if (p == IP_NONE)
-        return IP_NONE;
-    for (uint32_t i = g->kw_first[k]; i < g->kw_first[k + 1]; i++)
-        if (g->kw[i] != w && g->pos[g->kw[i]] != IP_NONE &&
-            g->pos[g->kw[i]] < p)
-            before = g->kw[i];
+    for (uint32_t i = g->kw_first[k];
+         p != IP_NONE && i < g->kw_first[k + 1] && g->pos[g->kw[i]] < p; i++)
+        before = g->kw[i];
     return before;
 }
 

@@ -565,8 +565,9 @@ static bool keep_probing(const problem *pb, uint32_t tried, uint32_t found,
 
 /* Triage on the relaxed boundary: the probes (probe.h) of pb's formula
  * before its first solver call - single changed reads, then (where the
- * change bound allows two) pairs of reads of one transaction made of the
- * single changes that failed; -1 to go on, else the result.  Stops at
+ * change bound allows two) the single changes that failed widened to
+ * their transaction, and pairs of reads of one transaction made of them;
+ * -1 to go on, else the result.  Stops at
  * the problem's own limit and when probes keep failing (the solver then
  * finds what is left). */
 static int probe_changes(problem *pb, ip_encoder *enc, const ip_verdict *v)
