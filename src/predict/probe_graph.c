@@ -275,14 +275,15 @@ static uint32_t probe_writer(const ip_trace *t, const changed_edges *x,
 }
 
 /* t1 precedes reader r of change c by the model's premise (weak.c):
- * causal - hb; ra - one so or wr step; rc - a read of r before c's reads
- * from t1. */
+ * causal - hb (si too: an si history is causal); ra - one so or wr step;
+ * rc - a read of r before c's reads from t1. */
 static bool premise(dep_graph *g, ip_level model, const changed_edges *x,
                     uint32_t t1, uint32_t r, const probe_change *c)
 {
     const ip_trace *t = g->t;
     switch (model) {
     case IP_LVL_CAUSAL:
+    case IP_LVL_SI:
         return leads(g, t1, r, x, NULL, true);
     case IP_LVL_RA:
         if (ip_so(t, t1, r))
@@ -327,6 +328,43 @@ static bool surely_not_model(dep_graph *g, ip_level model,
     return false;
 }
 
+/* Does txn x read key k from txn w (an observed read: x is not the
+ * probe's reader)? */
+static bool reads_from(const ip_trace *t, uint32_t x, uint32_t k, uint32_t w)
+{
+    const ip_txn *tx = &t->txns[x];
+    for (uint32_t f = tx->ev_first; f < tx->ev_first + tx->ev_count; f++)
+        if (t->events[f].kind == IP_READ && t->events[f].key == k)
+            return t->events[f].writer == w;
+    return false;
+}
+
+/* si's conflict rule: change c of r now reads key k from w, and r writes
+ * k; another writer of k that the probe keeps reads k from w too.  Two
+ * writers of a key that read the same version of it are concurrent (a
+ * lost update), whatever else the history holds: each would have to see
+ * the other's write had it committed first.  With no other session cut,
+ * the probe keeps every transaction but r's later ones and those r
+ * happens before. */
+static bool surely_lost_update(dep_graph *g, const changed_edges *x,
+                               const probe_change *c, const uint8_t *out)
+{
+    const ip_trace *t = g->t;
+    const ip_event *ev = &t->events[c->read];
+    uint32_t r = ev->txn;
+    if (ip_write_event(t, r, ev->key) == IP_NONE)
+        return false;
+    for (uint32_t i = g->kw_first[ev->key]; i < g->kw_first[ev->key + 1];
+         i++) {
+        uint32_t u = g->kw[i];
+        if (u != r && u != c->writer && !out[u] &&
+            reads_from(t, u, ev->key, c->writer) &&
+            !leads(g, r, u, x, NULL, true))
+            return true;
+    }
+    return false;
+}
+
 probe_verdict dep_graph_fit(dep_graph *g, ip_level model,
                             const probe_change *c, uint32_t n,
                             const uint8_t *out, bool cut)
@@ -339,6 +377,9 @@ probe_verdict dep_graph_fit(dep_graph *g, ip_level model,
             return PROBE_ILLEGAL;
     for (uint32_t i = 0; !cut && i < n; i++)
         if (surely_not_model(g, model, &x, &c[i]))
+            return PROBE_NOT_MODEL;
+    for (uint32_t i = 0; !cut && model == IP_LVL_SI && i < n; i++)
+        if (surely_lost_update(g, &x, &c[i], out))
             return PROBE_NOT_MODEL;
     return PROBE_TRY;
 }

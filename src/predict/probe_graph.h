@@ -6,8 +6,10 @@
  * Some probes are known to fail from the graph alone: those whose changes
  * cannot close a cycle under the observed serial order's version order
  * (serializable), whose reader happens before a writer it now reads
- * (relaxed: hb cyclic), and whose reader now misses a write the model
- * makes it see (a cycle of hb and the model's arbitration).  Each claim
+ * (relaxed: hb cyclic), whose reader now misses a write the model makes
+ * it see (a cycle of hb and the model's arbitration), and, under si,
+ * whose reader now updates a version another writer updates too (a lost
+ * update).  Each claim
  * is made only where it is certain, so filtering never drops a probe
  * that would confirm (test_probe.c checks it against the checkers).
  *
