@@ -36,7 +36,9 @@ struct probe_set {
     probe_change *failed;
     uint32_t n_failed, cap_failed, pf, pe, pw, n_w2, cap2;
     uint32_t *w2;
-    uint32_t pg;              /* probe_next_group's place in failed[] */
+    uint32_t pg;              /* probe_next_group's place in failed[], */
+    bool pg_snapshot;         /* and whether failed[pg]'s group was made
+                                 (its snapshot is next) */
 };
 
 probe_set *probe_set_new(const ip_trace *t, const uint32_t *order, uint32_t n)
@@ -343,15 +345,23 @@ static bool allows(probe_set *ps, const ip_encoder *enc, probe_change c,
     return in_choices(enc, c, &ps->w2, &ps->cap2, &ps->n_w2, oom);
 }
 
-/* The writer of key k just before w in the graph's order, or IP_NONE
- * (kw is by place; writers out of the order, IP_NONE, come last). */
+/* The last writer of key k at or before place p in the graph's order,
+ * or IP_NONE (kw is by place; writers out of the order, IP_NONE, come
+ * last). */
+static uint32_t writer_as_of(const dep_graph *g, uint32_t k, uint32_t p)
+{
+    uint32_t last = IP_NONE;
+    for (uint32_t i = g->kw_first[k];
+         i < g->kw_first[k + 1] && g->pos[g->kw[i]] <= p; i++)
+        last = g->kw[i];
+    return last;
+}
+
+/* The writer of key k just before w in the graph's order, or IP_NONE. */
 static uint32_t writer_before(const dep_graph *g, uint32_t k, uint32_t w)
 {
-    uint32_t before = IP_NONE, p = g->pos[w];
-    for (uint32_t i = g->kw_first[k];
-         p != IP_NONE && i < g->kw_first[k + 1] && g->pos[g->kw[i]] < p; i++)
-        before = g->kw[i];
-    return before;
+    uint32_t p = g->pos[w];
+    return p == IP_NONE || p == 0 ? IP_NONE : writer_as_of(g, k, p - 1);
 }
 
 /* Failed single c1 widened to its transaction: every read of it that
@@ -392,6 +402,62 @@ static uint32_t group_of(probe_set *ps, const ip_encoder *enc,
     return n;
 }
 
+/* Failed single c1 - a read of r now from w, before r - widened to r's
+ * whole snapshot: every read of r reads its key's last writer at or
+ * before w's place, so r sees the run as of w (a stale snapshot, which
+ * causal and read atomic allow where r's own past is older).  Into
+ * c[0..max), in read order; the number (0: more than max, or w not
+ * before r). */
+static uint32_t snapshot_of(probe_set *ps, const ip_encoder *enc,
+                            probe_change c1, uint32_t max, probe_change *c,
+                            bool *oom)
+{
+    const ip_trace *t = ps->t;
+    const dep_graph *g = &ps->g;
+    uint32_t r = t->events[c1.read].txn, p = g->pos[c1.writer], n = 0;
+    if (p == IP_NONE || g->pos[r] == IP_NONE || p >= g->pos[r])
+        return 0;
+    const ip_txn *tx = &t->txns[r];
+    for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++) {
+        probe_change ce = {e, c1.writer};
+        if (e != c1.read) {
+            if (!probed_read(t, e) || t->events[e].writer == r)
+                continue;
+            ce.writer = writer_as_of(g, t->events[e].key, p);
+            if (ce.writer == IP_NONE || ce.writer == t->events[e].writer)
+                continue;
+            if (!allows(ps, enc, ce, oom)) {
+                if (*oom)
+                    return 0;
+                continue;
+            }
+        }
+        if (n == max)
+            return 0;
+        c[n++] = ce;
+    }
+    return n;
+}
+
+/* Did a failed single before failed[i], of the same transaction and
+ * writer, make failed[i]'s snapshot already? */
+static bool snapshot_before(const probe_set *ps, uint32_t i)
+{
+    const ip_trace *t = ps->t;
+    probe_change c1 = ps->failed[i];
+    uint32_t r = t->events[c1.read].txn;
+    for (uint32_t j = i; j-- > 0 && t->events[ps->failed[j].read].txn == r;)
+        if (ps->failed[j].writer == c1.writer)
+            return true;
+    return false;
+}
+
+static bool same_changes(const probe_change *a, uint32_t na,
+                         const probe_change *b, uint32_t nb)
+{
+    return na == nb && !memcmp(a, b, na * sizeof *a);
+}
+
 /* Did a failed single before failed[i] make group c[0..n) already?  One
  * of its reads before c1's, with c1's writer, failed as a single. */
 static bool made_before(const probe_set *ps, const probe_change *c,
@@ -410,17 +476,29 @@ bool probe_next_group(probe_set *ps, const ip_encoder *enc, ip_level model,
     if (max == 0 || max > PROBE_MAX_CHANGES)
         max = PROBE_MAX_CHANGES;
     while (ps->pg < ps->n_failed) {
-        uint32_t i = ps->pg++;
-        probe_change c1 = ps->failed[i], c[PROBE_MAX_CHANGES];
+        uint32_t i = ps->pg;
+        bool snapshot = ps->pg_snapshot;
+        ps->pg += snapshot;
+        ps->pg_snapshot = !snapshot;
+        probe_change c1 = ps->failed[i], c[PROBE_MAX_CHANGES],
+                     grp[PROBE_MAX_CHANGES];
         if (!allows(ps, enc, c1, oom)) {
             if (*oom)
                 return false;
+            ps->pg = i + 1;
+            ps->pg_snapshot = false;
             continue;
         }
-        uint32_t n = group_of(ps, enc, c1, max, c, oom);
+        uint32_t n = group_of(ps, enc, c1, max, grp, oom), ng = n;
+        memcpy(c, grp, n * sizeof *c);
+        if (!*oom && snapshot)
+            n = snapshot_of(ps, enc, c1, max, c, oom);
         if (*oom)
             return false;
-        if (n < 2 || made_before(ps, c, n, c1, i))
+        if (n < 2 ||
+            (snapshot ? snapshot_before(ps, i) ||
+                            same_changes(c, n, grp, ng)
+                      : made_before(ps, c, n, c1, i)))
             continue;
         if (probe_make(ps, model, c, n, false, out, oom) == PROBE_TRY)
             return true;

@@ -11,9 +11,10 @@
  * costs a tenth of a solver check, so triage tries them before a
  * problem's first check (solve.c).  A single change that fails is often
  * half of an instance: the reader now mixes two snapshots, and changing
- * other reads of its transaction as well repairs it.  Two repairs come
+ * other reads of its transaction as well repairs it.  Three repairs come
  * next: the reads of the transaction that read the same writer all move
- * off it (a row read whole: TPC-C's stock row), then pairs of reads.
+ * off it (a row read whole: TPC-C's stock row), the whole transaction
+ * reads an older snapshot, then pairs of reads.
  *
  * Some probes are known to fail from the observed dependency graph alone
  * (probe_graph.h), without a history built or a checker run; they are
@@ -61,11 +62,13 @@ bool probe_failed(probe_set *ps);
 bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
                      ip_assignment *out, bool *oom);
 
-/* Each single change that failed, widened to the reads of its
- * transaction that read the same writer W: each moves to the new writer
- * where it wrote the key, else to the key's writer before W (at most max
- * changes; 0: PROBE_MAX_CHANGES) - the transaction sees a row whole and
- * misses W altogether. */
+/* Each single change that failed, widened to its transaction twice
+ * (at most max changes each; 0: PROBE_MAX_CHANGES).  Its group: the
+ * reads that read the same writer W move to the new writer where it
+ * wrote the key, else to the key's writer before W - the transaction
+ * sees a row whole and misses W altogether.  Its snapshot, when the new
+ * writer w precedes the reader: every read takes its key's last writer
+ * as of w - the transaction reads the run as it stood at w. */
 bool probe_next_group(probe_set *ps, const ip_encoder *enc, ip_level model,
                       uint32_t max, ip_assignment *out, bool *oom);
 

@@ -222,14 +222,65 @@ static uint32_t writer_before(const ip_trace *obs, const uint32_t *pos,
     return best;
 }
 
+/* The last writer of key k at or before place p in serial order `pos`,
+ * or IP_NONE. */
+static uint32_t writer_as_of(const ip_trace *obs, const uint32_t *pos,
+                             uint32_t k, uint32_t p)
+{
+    uint32_t best = IP_NONE;
+    for (uint32_t q = obs->key_writer_first[k];
+         q < obs->key_writer_first[k + 1]; q++) {
+        uint32_t x = obs->key_writer[q];
+        if (pos[x] <= p && (best == IP_NONE || pos[x] > pos[best]))
+            best = x;
+    }
+    return best;
+}
+
+/* Changes c[0..n) of one transaction r as a group: all read one observed
+ * writer W, each now a common writer or its key's writer before W. */
+static bool is_group(const ip_trace *obs, const uint32_t *pos,
+                     const probe_change *c, uint32_t n, uint32_t *common)
+{
+    *common = IP_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        const ip_event *ev = &obs->events[c[i].read];
+        if (ev->writer != obs->events[c[0].read].writer)
+            return false;
+        if (c[i].writer != writer_before(obs, pos, ev->key, ev->writer)) {
+            if (*common != IP_NONE && *common != c[i].writer)
+                return false;
+            *common = c[i].writer;
+        }
+    }
+    return true;
+}
+
+/* ... as a snapshot: the latest new writer w is before r, and every
+ * change reads its key's last writer at or before w. */
+static bool is_snapshot(const ip_trace *obs, const uint32_t *pos,
+                        const probe_change *c, uint32_t n)
+{
+    uint32_t w = c[0].writer;
+    for (uint32_t i = 1; i < n; i++)
+        if (pos[c[i].writer] > pos[w])
+            w = c[i].writer;
+    if (pos[w] >= pos[obs->events[c[0].read].txn])
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (c[i].writer != writer_as_of(obs, pos,
+                                        obs->events[c[i].read].key, pos[w]))
+            return false;
+    return true;
+}
+
 /* Each failed single widened to its transaction (probe_next_group): at
- * least two reads of one transaction, all from one observed writer W,
- * each now from one common writer or from its key's writer before W, one
- * of them a single that fails; the graph's verdict on the group is the
- * checkers'; and groups confirm instances no single did (TPC-C's stock
- * row under read atomic). */
+ * least two reads of one transaction, one of them a single that fails,
+ * as a group (is_group) or a snapshot (is_snapshot); the graph's verdict
+ * on it is the checkers'; and groups confirm instances no single did
+ * (TPC-C's stock row under read atomic). */
 static void check_groups(const char *name, ip_level model, tally *tl,
-                         uint32_t *mixed)
+                         uint32_t *mixed, uint32_t snapshots[2])
 {
     ip_trace *obs = load_trace(IP_TRACES, name);
     CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
@@ -262,25 +313,30 @@ static void check_groups(const char *name, ip_level model, tally *tl,
     while (probe_next_group(ps, enc, model, 0, &a, &oom)) {
         probe_change c[PROBE_MAX_CHANGES];
         uint32_t n = changes_of(obs, &a, c), some_failed = 0;
-        uint32_t common = IP_NONE;
+        uint32_t common, before = tl->confirmed;
+        bool snapshot = false;
         ip_assignment_free(&a);
         CU_ASSERT_TRUE_FATAL(n >= 2);
         for (uint32_t i = 0; i < n; i++) {
-            const ip_event *ev = &obs->events[c[i].read];
-            CU_ASSERT_EQUAL(ev->txn, obs->events[c[0].read].txn);
-            CU_ASSERT_EQUAL(ev->writer, obs->events[c[0].read].writer);
-            if (c[i].writer != writer_before(obs, pos, ev->key, ev->writer)) {
-                CU_ASSERT_TRUE(common == IP_NONE || common == c[i].writer);
-                common = c[i].writer;
-            }
+            CU_ASSERT_EQUAL(obs->events[c[i].read].txn,
+                            obs->events[c[0].read].txn);
             some_failed += single_fails(obs, ps, model, c[i]);
         }
         CU_ASSERT_TRUE(some_failed > 0);
-        uint32_t kinds = 0;
-        for (uint32_t i = 0; i < n; i++)
-            kinds += c[i].writer == common;
-        *mixed += kinds > 0 && kinds < n;
+        if (is_group(obs, pos, c, n, &common)) {
+            uint32_t kinds = 0;
+            for (uint32_t i = 0; i < n; i++)
+                kinds += c[i].writer == common;
+            *mixed += kinds > 0 && kinds < n;
+        } else {
+            CU_ASSERT_TRUE(is_snapshot(obs, pos, c, n));
+            snapshot = true;
+        }
         check_probe(obs, ps, model, c, n, name, tl);
+        if (snapshot) {
+            snapshots[0]++;
+            snapshots[1] += tl->confirmed - before;
+        }
     }
     CU_ASSERT_FALSE(oom);
     free(pos);
@@ -297,15 +353,18 @@ static void test_groups(void)
                                         "triage-smallbank-4x25.json"};
     tally ra = {0};
     uint32_t mixed = 0;       /* groups with both kinds of new writer */
+    uint32_t snapshots[2] = {0}; /* made, confirmed */
     for (size_t m = 0; m < sizeof models / sizeof *models; m++)
         for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
             tally tl = {0};
-            check_groups(files[f], models[m], &tl, &mixed);
+            check_groups(files[f], models[m], &tl, &mixed, snapshots);
             if (models[m] == IP_LVL_RA && f == 0)
                 ra = tl;
         }
     CU_ASSERT_TRUE(ra.confirmed > 0);
     CU_ASSERT_TRUE(mixed > 0);
+    CU_ASSERT_TRUE(snapshots[0] > 0);
+    CU_ASSERT_TRUE(snapshots[1] > 0);
 }
 
 /* The deposit example (two deposits, the second reading the first):
