@@ -345,6 +345,20 @@ static bool allows(probe_set *ps, const ip_encoder *enc, probe_change c,
     return in_choices(enc, c, &ps->w2, &ps->cap2, &ps->n_w2, oom);
 }
 
+/* Change ce appended to c[0..*n) where enc's formula allows it; false
+ * when c would hold more than max (or out of memory: *oom). */
+static bool add_allowed(probe_set *ps, const ip_encoder *enc,
+                        probe_change ce, uint32_t max, probe_change *c,
+                        uint32_t *n, bool *oom)
+{
+    if (!allows(ps, enc, ce, oom))
+        return !*oom;
+    if (*n == max)
+        return false;
+    c[(*n)++] = ce;
+    return true;
+}
+
 /* The last writer of key k at or before place p in the graph's order,
  * or IP_NONE (kw is by place; writers out of the order, IP_NONE, come
  * last). */
@@ -390,14 +404,8 @@ static uint32_t group_of(probe_set *ps, const ip_encoder *enc,
             (ce.writer = writer_before(&ps->g, t->events[e].key, w)) ==
             IP_NONE)
             continue;
-        if (!allows(ps, enc, ce, oom)) {
-            if (*oom)
-                return 0;
-            continue;
-        }
-        if (n == max)
+        if (!add_allowed(ps, enc, ce, max, c, &n, oom))
             return 0;
-        c[n++] = ce;
     }
     return n;
 }
@@ -419,22 +427,18 @@ static uint32_t snapshot_of(probe_set *ps, const ip_encoder *enc,
         return 0;
     const ip_txn *tx = &t->txns[r];
     for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++) {
-        probe_change ce = {e, c1.writer};
-        if (e != c1.read) {
-            if (!probed_read(t, e) || t->events[e].writer == r)
-                continue;
-            ce.writer = writer_as_of(g, t->events[e].key, p);
-            if (ce.writer == IP_NONE || ce.writer == t->events[e].writer)
-                continue;
-            if (!allows(ps, enc, ce, oom)) {
-                if (*oom)
-                    return 0;
-                continue;
-            }
+        if (e == c1.read) {
+            if (n == max)
+                return 0;
+            c[n++] = c1;
+            continue;
         }
-        if (n == max)
+        if (!probed_read(t, e) || t->events[e].writer == r)
+            continue;
+        probe_change ce = {e, writer_as_of(g, t->events[e].key, p)};
+        if (ce.writer != IP_NONE && ce.writer != t->events[e].writer &&
+            !add_allowed(ps, enc, ce, max, c, &n, oom))
             return 0;
-        c[n++] = ce;
     }
     return n;
 }

@@ -207,21 +207,6 @@ static bool single_fails(const ip_trace *obs, probe_set *ps, ip_level model,
            v != PROBE_TRY;
 }
 
-/* The writer of key k last before w in serial order `pos`, or IP_NONE. */
-static uint32_t writer_before(const ip_trace *obs, const uint32_t *pos,
-                              uint32_t k, uint32_t w)
-{
-    uint32_t best = IP_NONE;
-    for (uint32_t q = obs->key_writer_first[k];
-         q < obs->key_writer_first[k + 1]; q++) {
-        uint32_t x = obs->key_writer[q];
-        if (x != w && pos[x] < pos[w] &&
-            (best == IP_NONE || pos[x] > pos[best]))
-            best = x;
-    }
-    return best;
-}
-
 /* The last writer of key k at or before place p in serial order `pos`,
  * or IP_NONE. */
 static uint32_t writer_as_of(const ip_trace *obs, const uint32_t *pos,
@@ -235,6 +220,26 @@ static uint32_t writer_as_of(const ip_trace *obs, const uint32_t *pos,
             best = x;
     }
     return best;
+}
+
+/* Trace `name`, serializable as observed; its ser verdict (with the
+ * serial order) into *v. */
+static ip_trace *load_serial(const char *name, ip_verdict *v)
+{
+    ip_trace *obs = load_trace(IP_TRACES, name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+    ip_check_opts co = {.max_cycles = 1};
+    ip_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(ip_check(obs, IP_LVL_SER, &co, v, &err),
+                          IP_CHECK_OK);
+    return obs;
+}
+
+/* The writer of key k last before w in serial order `pos`, or IP_NONE. */
+static uint32_t writer_before(const ip_trace *obs, const uint32_t *pos,
+                              uint32_t k, uint32_t w)
+{
+    return pos[w] == 0 ? IP_NONE : writer_as_of(obs, pos, k, pos[w] - 1);
 }
 
 /* Changes c[0..n) of one transaction r as a group: all read one observed
@@ -282,13 +287,9 @@ static bool is_snapshot(const ip_trace *obs, const uint32_t *pos,
 static void check_groups(const char *name, ip_level model, tally *tl,
                          uint32_t *mixed, uint32_t snapshots[2])
 {
-    ip_trace *obs = load_trace(IP_TRACES, name);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
-    ip_check_opts co = {.max_cycles = 1};
     ip_verdict v;
+    ip_trace *obs = load_serial(name, &v);
     ip_error err = {0};
-    CU_ASSERT_EQUAL_FATAL(ip_check(obs, IP_LVL_SER, &co, &v, &err),
-                          IP_CHECK_OK);
     ip_encode_opts eo = {.model = model, .boundary = IP_BOUNDARY_RELAXED,
                          .encoding = IP_ENC_APPROX, .lazy_weak = true};
     ip_encoder *enc = ip_encoder_new(obs, &eo, &err);
@@ -373,13 +374,9 @@ static void test_groups(void)
  * si's first committer wins rejects it. */
 static void test_lost_update(void)
 {
-    ip_trace *obs = load_trace(IP_TRACES, "deposit.json");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
-    ip_check_opts co = {.max_cycles = 1};
     ip_verdict v;
+    ip_trace *obs = load_serial("deposit.json", &v);
     ip_error err = {0};
-    CU_ASSERT_EQUAL_FATAL(ip_check(obs, IP_LVL_SER, &co, &v, &err),
-                          IP_CHECK_OK);
     probe_set *ps = probe_set_new(obs, v.order, v.n_order);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ps);
     uint32_t read = IP_NONE;
