@@ -408,9 +408,9 @@ typedef struct ip_predict_stats {
                                    tried before a problem's first solver
                                    call, and those that confirmed (probe.c) */
     uint32_t groups_tried, groups_found; /* the same for a failed single
-                                   widened to every read of its
-                                   transaction from the same writer
-                                   (probe.c) */
+                                   widened to its transaction: its reads
+                                   from the same writer, or its snapshot
+                                   as of the new writer (probe.c) */
     uint32_t pairs_tried, pairs_found; /* the same for two changed reads
                                    of one transaction (probe.c) */
     uint32_t replayed;          /* triage's later passes: constraints an

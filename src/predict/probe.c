@@ -345,20 +345,6 @@ static bool allows(probe_set *ps, const ip_encoder *enc, probe_change c,
     return in_choices(enc, c, &ps->w2, &ps->cap2, &ps->n_w2, oom);
 }
 
-/* Change ce appended to c[0..*n) where enc's formula allows it; false
- * when c would hold more than max (or out of memory: *oom). */
-static bool add_allowed(probe_set *ps, const ip_encoder *enc,
-                        probe_change ce, uint32_t max, probe_change *c,
-                        uint32_t *n, bool *oom)
-{
-    if (!allows(ps, enc, ce, oom))
-        return !*oom;
-    if (*n == max)
-        return false;
-    c[(*n)++] = ce;
-    return true;
-}
-
 /* The last writer of key k at or before place p in the graph's order,
  * or IP_NONE (kw is by place; writers out of the order, IP_NONE, come
  * last). */
@@ -378,67 +364,60 @@ static uint32_t writer_before(const dep_graph *g, uint32_t k, uint32_t w)
     return p == IP_NONE || p == 0 ? IP_NONE : writer_as_of(g, k, p - 1);
 }
 
-/* Failed single c1 widened to its transaction: every read of it that
- * read c1's observed writer W reads c1's writer instead where that writer
- * wrote the key too, else the key's writer before W - the transaction
- * sees a row whole and does not see W at all, as read atomic and causal
- * want.  Into c[0..max), in read order; the number (0: more than max). */
-static uint32_t group_of(probe_set *ps, const ip_encoder *enc,
-                         probe_change c1, uint32_t max, probe_change *c,
-                         bool *oom)
+/* The writer read e of c1's transaction takes when c1 is widened, or
+ * IP_NONE where e keeps its own.  Its group: a read of c1's observed
+ * writer W reads c1's writer instead where that writer wrote the key too,
+ * else the key's writer before W - the transaction sees a row whole and
+ * does not see W at all, as read atomic and causal want.  Its snapshot:
+ * every read takes its key's last writer at or before the place of c1's
+ * writer w, so the transaction sees the run as of w (a stale snapshot,
+ * which causal and read atomic allow where its own past is older). */
+static uint32_t widened_writer(const probe_set *ps, probe_change c1,
+                               uint32_t e, bool snapshot)
 {
     const ip_trace *t = ps->t;
-    const ip_txn *tx = &t->txns[t->events[c1.read].txn];
-    uint32_t w = t->events[c1.read].writer, n = 0;
-    for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++) {
-        if (e == c1.read) {
-            if (n == max)
-                return 0;
-            c[n++] = c1;
-            continue;
-        }
-        if (!probed_read(t, e) || t->events[e].writer != w)
-            continue;
-        probe_change ce = {e, c1.writer};
-        if (ip_write_event(t, c1.writer, t->events[e].key) == IP_NONE &&
-            (ce.writer = writer_before(&ps->g, t->events[e].key, w)) ==
-            IP_NONE)
-            continue;
-        if (!add_allowed(ps, enc, ce, max, c, &n, oom))
-            return 0;
+    const ip_event *ev = &t->events[e];
+    uint32_t w = t->events[c1.read].writer;
+    if (!probed_read(t, e) || ev->writer == ev->txn)
+        return IP_NONE;
+    if (snapshot) {
+        uint32_t x = writer_as_of(&ps->g, ev->key, ps->g.pos[c1.writer]);
+        return x == ev->writer ? IP_NONE : x;
     }
-    return n;
+    if (ev->writer != w)
+        return IP_NONE;
+    return ip_write_event(t, c1.writer, ev->key) != IP_NONE
+               ? c1.writer
+               : writer_before(&ps->g, ev->key, w);
 }
 
-/* Failed single c1 - a read of r now from w, before r - widened to r's
- * whole snapshot: every read of r reads its key's last writer at or
- * before w's place, so r sees the run as of w (a stale snapshot, which
- * causal and read atomic allow where r's own past is older).  Into
- * c[0..max), in read order; the number (0: more than max, or w not
- * before r). */
-static uint32_t snapshot_of(probe_set *ps, const ip_encoder *enc,
-                            probe_change c1, uint32_t max, probe_change *c,
-                            bool *oom)
+/* Failed single c1 widened to its transaction (its group, or its
+ * snapshot: widened_writer), the changes enc's formula allows, into
+ * c[0..max) in read order; the number (0: more than max, or for a
+ * snapshot c1's writer not before its reader). */
+static uint32_t widened(probe_set *ps, const ip_encoder *enc, probe_change c1,
+                        bool snapshot, uint32_t max, probe_change *c,
+                        bool *oom)
 {
     const ip_trace *t = ps->t;
-    const dep_graph *g = &ps->g;
-    uint32_t r = t->events[c1.read].txn, p = g->pos[c1.writer], n = 0;
-    if (p == IP_NONE || g->pos[r] == IP_NONE || p >= g->pos[r])
+    const uint32_t *pos = ps->g.pos;
+    uint32_t r = t->events[c1.read].txn, n = 0;
+    if (snapshot && (pos[c1.writer] == IP_NONE || pos[r] == IP_NONE ||
+                     pos[c1.writer] >= pos[r]))
         return 0;
     const ip_txn *tx = &t->txns[r];
     for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++) {
-        if (e == c1.read) {
-            if (n == max)
+        probe_change ce = {e, c1.writer};
+        if (e != c1.read &&
+            ((ce.writer = widened_writer(ps, c1, e, snapshot)) == IP_NONE ||
+             !allows(ps, enc, ce, oom))) {
+            if (*oom)
                 return 0;
-            c[n++] = c1;
             continue;
         }
-        if (!probed_read(t, e) || t->events[e].writer == r)
-            continue;
-        probe_change ce = {e, writer_as_of(g, t->events[e].key, p)};
-        if (ce.writer != IP_NONE && ce.writer != t->events[e].writer &&
-            !add_allowed(ps, enc, ce, max, c, &n, oom))
+        if (n == max)
             return 0;
+        c[n++] = ce;
     }
     return n;
 }
@@ -493,10 +472,10 @@ bool probe_next_group(probe_set *ps, const ip_encoder *enc, ip_level model,
             ps->pg_snapshot = false;
             continue;
         }
-        uint32_t n = group_of(ps, enc, c1, max, grp, oom), ng = n;
+        uint32_t n = widened(ps, enc, c1, false, max, grp, oom), ng = n;
         memcpy(c, grp, n * sizeof *c);
         if (!*oom && snapshot)
-            n = snapshot_of(ps, enc, c1, max, c, oom);
+            n = widened(ps, enc, c1, true, max, c, oom);
         if (*oom)
             return false;
         if (n < 2 ||
