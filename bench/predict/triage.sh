@@ -4,7 +4,9 @@
 # run (seeded), triage it with one bounded round (windows of W
 # transactions, staleness K, at most C changed reads) and print a row: classes, instances, windows
 # searched of all, seconds, peak resident memory, whether the round was
-# searched to the end, and (VERIFY=1) how many of the representatives
+# searched to the end, the share of the windows' thread time spent in
+# solver checks (and in each formula's first check alone: mostly Z3
+# taking the formula in; search.thread_seconds), and (VERIFY=1) how many of the representatives
 # `isopredict verify` proves legal.  Optionally the 100,000-transaction
 # smallbank run.
 #
@@ -51,8 +53,8 @@ command -v jq > /dev/null || { echo "jq is required" >&2; exit 2; }
 mkdir -p "$out"
 table=$out/triage.md
 
-printf '| app | size | model | classes | instances | solver calls | windows searched | complete | seconds | peak MB | verified |\n' > "$table"
-printf '|---|---|---|---|---|---|---|---|---|---|---|\n' >> "$table"
+printf '| app | size | model | classes | instances | solver calls | windows searched | complete | seconds | peak MB | solver %% (first checks) | verified |\n' > "$table"
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n' >> "$table"
 
 # verified TRACE DIR: "legal/all" of DIR's representatives, or "-"
 verified() {
@@ -80,7 +82,9 @@ once() {
     wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     ver=$(verified "$trace" "$out/reps-$app-$model$sfx")
     jq -r --arg app "$label" --arg size "${s}x$t" --arg wall "$wall" --arg ver "$ver" \
-        '"| \($app) | \($size) | \(.model) | \(.classes | length) | \(.instances) | \(.solver_calls) | \(.search.rounds[0].searched)/\(.search.rounds[0].windows) | \(if .search.rounds[0].searched == .search.rounds[0].windows then "yes" else "no" end) | \($wall) | \(.search.peak_bytes / 1048576 | floor) | \($ver) |"' \
+        '(.search.thread_seconds // {}) as $t | ($t.problems // 0) as $p |
+         def pct(x): if $p > 0 then (100 * x / $p | round | tostring) else "-" end;
+         "| \($app) | \($size) | \(.model) | \(.classes | length) | \(.instances) | \(.solver_calls) | \(.search.rounds[0].searched)/\(.search.rounds[0].windows) | \(if .search.rounds[0].searched == .search.rounds[0].windows then "yes" else "no" end) | \($wall) | \(.search.peak_bytes / 1048576 | floor) | \(pct(($t.first_checks // 0) + ($t.later_checks // 0))) (\(pct($t.first_checks // 0))) | \($ver) |"' \
         "$rep" >> "$table"
     tail -1 "$table"
 }

@@ -217,6 +217,7 @@ static void merge_search(ip_search_info *m, const ip_search_info *s,
         m->stopped = s->stopped;
     if (s->peak_bytes > m->peak_bytes)
         m->peak_bytes = s->peak_bytes;
+    ip_search_time_add(&m->time, &s->time);
 }
 
 static int by_instances(const void *a, const void *b)

@@ -73,6 +73,7 @@ struct ip_encoder {
     /* the timeout of the solver's parameters, once set (encoder.c) */
     unsigned params_ms;
     bool params_set;
+    bool checked;             /* a check has run (first_solve_seconds) */
 
     /* relevant transactions */
     uint32_t *rel;            /* n_txns: dense index or IP_NONE */

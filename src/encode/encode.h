@@ -183,6 +183,8 @@ typedef struct ip_encode_stats {
     uint64_t literals;        /* literals of asserted clauses/definitions
                                  (Tseitin-expanded terms not counted) */
     double gen_seconds, solve_seconds; /* solve: summed over calls */
+    double first_solve_seconds; /* the first call's share of solve_seconds:
+                                   mostly Z3 taking the formula in */
     uint32_t model_reads;     /* satisfiable solves that built a Z3 model
                                  (the others read the solver's trail) */
     bool dense_dl;            /* the commit order is decided by Z3's dense

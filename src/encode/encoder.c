@@ -459,7 +459,11 @@ ip_solve_result ip_encoder_solve(ip_encoder *enc, unsigned timeout_ms,
     set_params(enc, timeout_ms ? timeout_ms : UINT32_MAX);
     double t0 = ip_now();
     Z3_lbool r = check_interruptibly(enc);
-    enc->st.solve_seconds += ip_now() - t0;
+    double took = ip_now() - t0;
+    if (!enc->checked)
+        enc->st.first_solve_seconds = took;
+    enc->checked = true;
+    enc->st.solve_seconds += took;
     if (!enc_z3_ok(enc, err, "solving"))
         return IP_SOLVE_ERROR;
     if (r == Z3_L_FALSE)

@@ -364,6 +364,20 @@ typedef struct ip_search_round {
     uint32_t gave_up;          /* stopped by their time share */
 } ip_search_round;
 
+/* Where the search's time went, in seconds summed over its threads:
+ * problems - windows, or the one exhaustive problem - from start to end;
+ * within them, building and freeing formulas (Z3's contexts included),
+ * the solver's checks (the first check of each formula apart: mostly Z3
+ * taking the formula in), and triage's probes before a problem's first
+ * check.  The rest of `problems` is confirming, classifying and writing
+ * what was found. */
+typedef struct ip_search_time {
+    double problems, formulas, first_checks, later_checks, probes;
+} ip_search_time;
+
+/* to += from (a problem's time into its run's, a shard's into a merge). */
+void ip_search_time_add(ip_search_time *to, const ip_search_time *from);
+
 typedef struct ip_search_info {
     ip_search_round rounds[IP_MAX_ROUNDS];
     uint32_t n_rounds;
@@ -377,6 +391,7 @@ typedef struct ip_search_info {
     ip_encode_estimate estimate; /* of the exhaustive formula */
     bool lazy_weak;            /* it checks weak isolation lazily */
     uint64_t peak_bytes;       /* resident memory, highest seen */
+    ip_search_time time;
 } ip_search_info;
 
 typedef struct ip_predict_stats {

@@ -101,6 +101,7 @@ static ip_predict_result exhaustive(run_state *rs, ip_search_round *out)
     rs->stats->refuted_cycles += st.refuted_cycles;
     rs->stats->refuted_illegal += st.refuted_illegal;
     rs->stats->encode = st.encode;
+    ip_search_time_add(&rs->stats->search.time, &st.search.time);
     if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND)
         out->done = 1;
     else if (r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g))

@@ -626,7 +626,10 @@ static ip_predict_result solve_once(problem *pb, loop_next *next)
              pb->eo.staleness ? ", staleness bound" : "",
              pb->eo.lazy_weak ? ", weak isolation checked lazily" : "");
     pb->eo.stop = guard_flag(pb->g);
+    ip_search_time *tm = &pb->stats->search.time;
+    double t0 = ip_now();
     ip_encoder *enc = ip_encoder_new(pb->tr, &pb->eo, pb->err);
+    tm->formulas += ip_now() - t0;
     if (!enc)
         return guard_stopped(pb->g) ? IP_PREDICT_UNKNOWN : IP_PREDICT_ERROR;
     if (!guard_register(pb->g, enc)) {
@@ -651,7 +654,9 @@ static ip_predict_result solve_once(problem *pb, loop_next *next)
         int pr = -1;
         if (pb->cover && !pb->probed && v.result == IP_CHECK_OK) {
             pb->probed = true;
+            double tp = ip_now();
             pr = probe_changes(pb, enc, &v);
+            tm->probes += ip_now() - tp;
         }
         r = pr < 0 ? solve_loop(pb, enc, next) : (ip_predict_result)pr;
     }
@@ -660,7 +665,13 @@ static ip_predict_result solve_once(problem *pb, loop_next *next)
     if (r == IP_PREDICT_ERROR && guard_stopped(pb->g))
         r = IP_PREDICT_UNKNOWN;
     guard_unregister(pb->g, enc);
+    ip_encode_stats es_end;
+    ip_encoder_stats(enc, &es_end);
+    tm->first_checks += es_end.first_solve_seconds;
+    tm->later_checks += es_end.solve_seconds - es_end.first_solve_seconds;
+    double tf = ip_now();
     ip_encoder_free(enc);
+    tm->formulas += ip_now() - tf;
     return r;
 }
 
@@ -672,6 +683,7 @@ ip_predict_result solve_problem(problem *pb)
         ip_oom(pb->err, "prediction: out of memory");
         return IP_PREDICT_ERROR;
     }
+    double began = ip_now();
     loop_next next = LOOP_DONE;
     ip_predict_result r = solve_once(pb, &next);
     while (next != LOOP_DONE) {
@@ -687,5 +699,15 @@ ip_predict_result solve_problem(problem *pb)
         learned_free(own);
         pb->memo = NULL;
     }
+    pb->stats->search.time.problems += ip_now() - began;
     return r;
+}
+
+void ip_search_time_add(ip_search_time *to, const ip_search_time *from)
+{
+    to->problems += from->problems;
+    to->formulas += from->formulas;
+    to->first_checks += from->first_checks;
+    to->later_checks += from->later_checks;
+    to->probes += from->probes;
 }

@@ -876,6 +876,7 @@ static void solve_window(round_state *rd, uint32_t j, double seconds)
     rs->stats->refuted_cycles += st.refuted_cycles;
     rs->stats->refuted_illegal += st.refuted_illegal;
     rs->stats->eager_switches += st.eager_switches;
+    ip_search_time_add(&rs->stats->search.time, &st.search.time);
     if (pb_lazy && st.eager_switches)
         rs->windows_turned++;
     else if (pb_lazy && (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND ||

@@ -107,6 +107,15 @@ json_html)
            all(.classes[]; .anomaly and .signature and .instances >= 1 and
                .representative and (.instance_ids | length) == .instances)' \
         one.json >/dev/null || fail "JSON report lacks fields: $(cat one.json)"
+    # where the threads' time went: its parts are parts of the problems'
+    # time (each rounded to the millisecond), and a search that found
+    # classes spent some of it in formulas and checks
+    jq -e '.search.thread_seconds as $t |
+           ([$t[]] | all(. >= 0)) and $t.problems > 0 and
+           $t.formulas > 0 and $t.first_checks > 0 and
+           $t.formulas + $t.first_checks + $t.later_checks + $t.probes
+               <= $t.problems + 0.005' one.json >/dev/null ||
+        fail "thread_seconds missing or inconsistent: $(jq -c .search one.json)"
     recheck_reps one.json causal
     expect 1 "$BIN" triage --quiet --html page.html --out h \
         "$TRACES/smallbank.json"
@@ -187,6 +196,12 @@ $(diff <(class_counts all.json) <(class_counts merged.json))"
         [ "$(jq ".$n" merged.json)" = \
           "$(jq -s "map(.$n) | add" s1/*.triage.json s2/*.triage.json)" ] ||
             fail "merged $n is not the shards' sum"
+    done
+    for n in problems formulas first_checks later_checks probes; do
+        jq -e -s --arg n "$n" '(.[0].search.thread_seconds[$n] -
+             (.[1:] | map(.search.thread_seconds[$n]) | add)) | fabs < 0.003' \
+            merged.json s1/*.triage.json s2/*.triage.json >/dev/null ||
+            fail "merged thread_seconds.$n is not the shards' sum"
     done
     # (smallbank's candidates need no refuted serial order since they must
     # close a cycle, and its single changed reads leave the rest of a model

@@ -86,7 +86,8 @@ run() {   # run DIR: the command, run in DIR, its outputs there
                   # times and memory differ from run to run; the answer may
                   # not, in the report or in the files written
                   local f='walk(if type == "object" then del(.seconds,
-                           .gen_seconds, .solve_seconds, .peak_bytes)
+                           .gen_seconds, .solve_seconds, .peak_bytes,
+                           .thread_seconds)
                            else . end)'
                   jq -S "$f" r.json 2>/dev/null
                   for p in p/*.json; do [ -e "$p" ] && jq -S "$f" "$p"; done

@@ -13,6 +13,9 @@
 #include "confirm.h"
 #include "covered.h"
 #include "learned.h"
+#include "report.h"
+
+#include <cjson/cJSON.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -920,6 +923,42 @@ static void test_learned_replay(void)
     }
 }
 
+/* Where the time went: added up field by field, and through the search
+ * JSON (rounded to the millisecond) and back, as a merge reads shards. */
+static void test_search_time(void)
+{
+    ip_search_time a = {.problems = 2.0, .formulas = 0.25,
+                        .first_checks = 0.5, .later_checks = 0.75,
+                        .probes = 0.125};
+    ip_search_time b = {.problems = 1.0, .formulas = 0.5,
+                        .first_checks = 0.0, .later_checks = 0.25,
+                        .probes = 0.0004};
+    ip_search_time_add(&a, &b);
+    CU_ASSERT_DOUBLE_EQUAL(a.problems, 3.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a.formulas, 0.75, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a.first_checks, 0.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a.later_checks, 1.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a.probes, 0.1254, 1e-12);
+    ip_search_info s = {.n_rounds = 0, .time = a};
+    cJSON *j = ip_search_to_cjson(&s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "thread_seconds");
+    CU_ASSERT_TRUE(cJSON_IsObject(t));
+    CU_ASSERT_DOUBLE_EQUAL(
+        cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "probes")),
+        0.125, 1e-9);
+    ip_search_info back;
+    CU_ASSERT_TRUE(ip_search_from_cjson(j, &back));
+    CU_ASSERT_DOUBLE_EQUAL(back.time.problems, 3.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(back.time.later_checks, 1.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(back.time.probes, 0.125, 1e-9);
+    /* a report without them (an older version's) reads as zeros */
+    cJSON_DeleteItemFromObjectCaseSensitive(j, "thread_seconds");
+    CU_ASSERT_TRUE(ip_search_from_cjson(j, &back));
+    CU_ASSERT_TRUE(back.time.problems == 0 && back.time.formulas == 0);
+    cJSON_Delete(j);
+}
+
 void add_triage_suite(void)
 {
     CU_pSuite s = CU_add_suite("triage", NULL, NULL);
@@ -936,4 +975,5 @@ void add_triage_suite(void)
     CU_add_test(s, "windows share their covers", test_shared_covers);
     CU_add_test(s, "a later pass replays what a window learned",
                 test_learned_replay);
+    CU_add_test(s, "where the search's time went", test_search_time);
 }

@@ -31,6 +31,47 @@ static cJSON *round_json(const ip_search_round *r)
     return NULL;
 }
 
+static const char *const TIME_NAMES[] = {
+    "problems", "formulas", "first_checks", "later_checks", "probes"};
+
+static double *time_field(ip_search_time *t, size_t i)
+{
+    double *f[] = {&t->problems, &t->formulas, &t->first_checks,
+                   &t->later_checks, &t->probes};
+    return f[i];
+}
+
+/* Seconds to the millisecond: enough to see where the time went, and
+ * the report stays readable. */
+static double to_millis(double s)
+{
+    return (double)(long long)(s * 1000 + 0.5) / 1000;
+}
+
+/* "thread_seconds": ip_search_time. */
+static cJSON *time_json(const ip_search_time *t)
+{
+    ip_search_time c = *t;
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o != NULL;
+    for (size_t i = 0; ok && i < sizeof TIME_NAMES / sizeof *TIME_NAMES; i++)
+        ok = cJSON_AddNumberToObject(o, TIME_NAMES[i],
+                                     to_millis(*time_field(&c, i))) != NULL;
+    if (ok)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static void time_from_cjson(const cJSON *o, ip_search_time *t)
+{
+    for (size_t i = 0; i < sizeof TIME_NAMES / sizeof *TIME_NAMES; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, TIME_NAMES[i]);
+        *time_field(t, i) = cJSON_IsNumber(v) && v->valuedouble > 0
+                                ? v->valuedouble : 0;
+    }
+}
+
 /* NULL when out of memory: never a partial object. */
 void *ip_search_to_cjson(const ip_search_info *s)
 {
@@ -59,7 +100,8 @@ void *ip_search_to_cjson(const ip_search_info *s)
                                  (double)s->estimate.literals) &&
          cJSON_AddNumberToObject(j, "estimated_bytes",
                                  (double)s->estimate.bytes) &&
-         cJSON_AddNumberToObject(j, "peak_bytes", (double)s->peak_bytes);
+         cJSON_AddNumberToObject(j, "peak_bytes", (double)s->peak_bytes) &&
+         ip_cjson_attach(j, "thread_seconds", time_json(&s->time));
     if (ok)
         return j;
     cJSON_Delete(j);
@@ -178,5 +220,7 @@ bool ip_search_from_cjson(const void *jv, ip_search_info *s)
         cJSON_GetObjectItemCaseSensitive(j, "lazy_weak_isolation"));
     s->peak_bytes = (uint64_t)cJSON_GetNumberValue(
         cJSON_GetObjectItemCaseSensitive(j, "peak_bytes"));
+    time_from_cjson(cJSON_GetObjectItemCaseSensitive(j, "thread_seconds"),
+                    &s->time);
     return true;
 }
