@@ -9,7 +9,7 @@ _isopredict_opts()
         --staleness --changes --jobs --weak-isolation --shard --key-family --quiet
         --help" ;;
     triage) echo "--model --boundary --encoding --format --out --json --html --html-classes
-        --timeout --max-memory --search --window --staleness --changes --jobs
+        --classes --timeout --max-memory --search --window --staleness --changes --jobs
         --weak-isolation --shard --key-family --merge --independent-windows
         --quiet --help" ;;
     check) echo "--level --format --json --timeout --max-cycles --jobs --html

@@ -48,6 +48,9 @@ static void usage(FILE *out)
         "                              a tenth of --timeout is kept for it\n"
         "  --html-classes N            draw at most N classes (default %u); the\n"
         "                              page lists the others\n"
+        "  --classes N                 the table lists at most N classes, most\n"
+        "                              instances first (default %u); the JSON\n"
+        "                              report has them all\n"
         "  --timeout SECONDS           each trace's whole run, writing included\n"
         "                              (default 600, 0 = never)\n"
         "  --max-memory SIZE           memory budget (default: the smaller of 4G\n"
@@ -66,11 +69,11 @@ static void usage(FILE *out)
         "  --quiet                     no progress lines on stderr\n\n"
         "exit status: 0 no bug found, 1 bug classes found, 2 usage or input\n"
         "error, 3 time or memory limit with nothing found, solver unknown.\n",
-        DEFAULT_OUT, (unsigned)CLI_HTML_DRAWN);
+        DEFAULT_OUT, (unsigned)CLI_HTML_DRAWN, (unsigned)TEXT_CLASSES);
 }
 
 enum { OPT_FORMAT = SOPT_END, OPT_OUT, OPT_JSON, OPT_HTML, OPT_HTML_CLASSES,
-       OPT_QUIET,
+       OPT_CLASSES, OPT_QUIET,
        OPT_FAMILY, OPT_MERGE, OPT_INDEPENDENT, OPT_HELP };
 
 static const struct option long_opts[] = {
@@ -80,6 +83,7 @@ static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"html", required_argument, NULL, OPT_HTML},
     {"html-classes", required_argument, NULL, OPT_HTML_CLASSES},
+    {"classes", required_argument, NULL, OPT_CLASSES},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"key-family", required_argument, NULL, OPT_FAMILY},
     {"merge", no_argument, NULL, OPT_MERGE},
@@ -105,6 +109,9 @@ static int take_option(triage_args *a, int c, const char *arg)
         a->html_classes_set = true;
         return CLI_GO_ON;
     }
+    case OPT_CLASSES:
+        return cli_parse_unsigned(CMD, "--classes", arg, &a->text_classes)
+                   ? CLI_GO_ON : IP_EXIT_USAGE;
     case OPT_QUIET: a->quiet = true; return CLI_GO_ON;
     case OPT_FAMILY: a->key_family = arg; return CLI_GO_ON;
     case OPT_MERGE: a->merge = true; return CLI_GO_ON;
@@ -125,6 +132,7 @@ static int parse_args(int argc, char **argv, triage_args *a)
     a->fmt = IP_FMT_AUTO;
     a->out_dir = DEFAULT_OUT;
     a->html_classes = CLI_HTML_DRAWN;
+    a->text_classes = TEXT_CLASSES;
     optind = 0;               /* getopt may have run before (glibc reset) */
     opterr = 1;
     int c;

@@ -28,7 +28,7 @@ static bool search_complete(const cJSON *report)
         cJSON_GetObjectItemCaseSensitive(report, "search"), "complete"));
 }
 
-static void print_text(const cJSON *report)
+static void print_text(const cJSON *report, unsigned max_rows)
 {
     const cJSON *classes = cJSON_GetObjectItemCaseSensitive(report,
                                                             "classes");
@@ -52,6 +52,8 @@ static void print_text(const cJSON *report)
     int i = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, classes) {
+        if ((unsigned)i == max_rows)
+            break;
         printf("  %3d %9.0f  %s\n", ++i, tr_num(c, "instances"),
                tr_str(c, "signature"));
         if (!*tr_str(c, "representative"))
@@ -65,6 +67,10 @@ static void print_text(const cJSON *report)
                    tr_num(c, "representative_changed_reads") == 1 ? "" : "s",
                    tr_str(c, "representative"));
     }
+    if (n > i)
+        printf("  ... %d more class%s with as many instances or fewer "
+               "(--classes N lists more; the JSON report has them all)\n",
+               n - i, n - i == 1 ? "" : "es");
     const ip_search_round *last = have_si && si.n_rounds
                                       ? &si.rounds[si.n_rounds - 1] : NULL;
     if (search_complete(report))
@@ -199,7 +205,7 @@ int triage_report_out(const triage_args *a, const cJSON *report,
             status = IP_EXIT_UNKNOWN;
         cJSON_free(line);
     } else {
-        print_text(report);
+        print_text(report, a->text_classes);
         if (path && status == IP_EXIT_OK)
             printf("report: %s\n", path);
     }

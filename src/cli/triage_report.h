@@ -18,12 +18,17 @@
 #include "search_opts.h"
 #include "report.h"
 
+/* Rows of the text table unless --classes says: a long run's hundreds of
+ * classes are in the JSON report, the terminal gets the first ones. */
+enum { TEXT_CLASSES = 100 };
+
 typedef struct triage_args {
     cli_search search;
     ip_format fmt;
     const char *out_dir;
     const char *html;         /* --html FILE, or NULL */
     uint32_t html_classes;    /* --html-classes N: at most N drawn */
+    unsigned text_classes;    /* --classes N: at most N rows in the table */
     const char *key_family;   /* --key-family REGEX, or NULL */
     char **traces;            /* the TRACEs (or, with merge, DIRs and
                                  REPORTs) */

@@ -92,6 +92,19 @@ table)
     expect 1 "$BIN" triage --quiet --model rc --boundary strict --out s \
         "$TRACES/bank.json"
     recheck_reps s/bank.rc-strict.triage.json rc
+    # --classes N: the table's first N rows, the rest counted; the report
+    # keeps every class
+    record smallbank 4 15 3 t.json
+    expect 1 "$BIN" triage --quiet --search bounded --window 8 --jobs 1 \
+        --classes 2 --out c t.json
+    r=c/t.causal-relaxed.triage.json
+    n=$(jq '.classes | length' "$r")
+    [ "$n" -gt 2 ] || fail "the recorded run has $n classes, too few to cut"
+    [ "$(grep -cE '^ +[0-9]+ +[0-9]+  ' out)" = 2 ] || fail "not 2 rows: $(cat out)"
+    contains out "... $((n - 2)) more classes with as many instances or fewer"
+    contains out "report: $r"
+    expect 2 "$BIN" triage --classes two "$TRACES/smallbank.json"
+    contains err "--classes expects a non-negative integer"
     ;;
 json_html)
     expect 2 "$BIN" triage --quiet --html page.html --out o \
