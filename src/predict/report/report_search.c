@@ -31,16 +31,6 @@ static cJSON *round_json(const ip_search_round *r)
     return NULL;
 }
 
-static const char *const TIME_NAMES[] = {
-    "problems", "formulas", "first_checks", "later_checks", "probes"};
-
-static double *time_field(ip_search_time *t, size_t i)
-{
-    double *f[] = {&t->problems, &t->formulas, &t->first_checks,
-                   &t->later_checks, &t->probes};
-    return f[i];
-}
-
 /* Seconds to the millisecond: enough to see where the time went, and
  * the report stays readable. */
 static double to_millis(double s)
@@ -51,25 +41,35 @@ static double to_millis(double s)
 /* "thread_seconds": ip_search_time. */
 static cJSON *time_json(const ip_search_time *t)
 {
-    ip_search_time c = *t;
     cJSON *o = cJSON_CreateObject();
-    bool ok = o != NULL;
-    for (size_t i = 0; ok && i < sizeof TIME_NAMES / sizeof *TIME_NAMES; i++)
-        ok = cJSON_AddNumberToObject(o, TIME_NAMES[i],
-                                     to_millis(*time_field(&c, i))) != NULL;
+    bool ok = o &&
+              cJSON_AddNumberToObject(o, "problems", to_millis(t->problems)) &&
+              cJSON_AddNumberToObject(o, "formulas", to_millis(t->formulas)) &&
+              cJSON_AddNumberToObject(o, "first_checks",
+                                      to_millis(t->first_checks)) &&
+              cJSON_AddNumberToObject(o, "later_checks",
+                                      to_millis(t->later_checks)) &&
+              cJSON_AddNumberToObject(o, "probes", to_millis(t->probes));
     if (ok)
         return o;
     cJSON_Delete(o);
     return NULL;
 }
 
+/* A member of "thread_seconds", 0 when absent (an older report). */
+static double seconds_in(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : 0;
+}
+
 static void time_from_cjson(const cJSON *o, ip_search_time *t)
 {
-    for (size_t i = 0; i < sizeof TIME_NAMES / sizeof *TIME_NAMES; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, TIME_NAMES[i]);
-        *time_field(t, i) = cJSON_IsNumber(v) && v->valuedouble > 0
-                                ? v->valuedouble : 0;
-    }
+    t->problems = seconds_in(o, "problems");
+    t->formulas = seconds_in(o, "formulas");
+    t->first_checks = seconds_in(o, "first_checks");
+    t->later_checks = seconds_in(o, "later_checks");
+    t->probes = seconds_in(o, "probes");
 }
 
 /* NULL when out of memory: never a partial object. */
