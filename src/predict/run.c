@@ -95,13 +95,8 @@ static ip_predict_result exhaustive(run_state *rs, ip_search_round *out)
     memset(out, 0, sizeof *out);
     out->windows = 1;
     ip_predict_result r = solve_problem(&pb);
-    rs->stats->solver_calls += st.solver_calls;
-    rs->stats->refuted_orders += st.refuted_orders;
-    rs->stats->refuted_pcos += st.refuted_pcos;
-    rs->stats->refuted_cycles += st.refuted_cycles;
-    rs->stats->refuted_illegal += st.refuted_illegal;
+    stats_add(rs->stats, &st);
     rs->stats->encode = st.encode;
-    ip_search_time_add(&rs->stats->search.time, &st.search.time);
     if (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND)
         out->done = 1;
     else if (r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g))

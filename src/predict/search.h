@@ -68,4 +68,10 @@ enum { ADAPT_CALLS = 24 };
  * ENOUGH; UNKNOWN: its time, the guard or the solver stopped it. */
 ip_predict_result solve_problem(problem *pb);
 
+/* Add one problem's counters and search times (`from`, its pb->stats) to
+ * the run's: every counter solve_problem counts, so that the exhaustive
+ * search and the windows report the same ones.  Not `encode` (the callers
+ * keep the last or the largest formula's) nor `seconds`. */
+void stats_add(ip_predict_stats *to, const ip_predict_stats *from);
+
 #endif

@@ -703,6 +703,26 @@ ip_predict_result solve_problem(problem *pb)
     return r;
 }
 
+void stats_add(ip_predict_stats *to, const ip_predict_stats *from)
+{
+    to->solver_calls += from->solver_calls;
+    to->refuted_orders += from->refuted_orders;
+    to->refuted_pcos += from->refuted_pcos;
+    to->refuted_cycles += from->refuted_cycles;
+    to->refuted_illegal += from->refuted_illegal;
+    to->eager_switches += from->eager_switches;
+    to->rest_tried += from->rest_tried;
+    to->rest_found += from->rest_found;
+    to->probes_tried += from->probes_tried;
+    to->probes_found += from->probes_found;
+    to->groups_tried += from->groups_tried;
+    to->groups_found += from->groups_found;
+    to->pairs_tried += from->pairs_tried;
+    to->pairs_found += from->pairs_found;
+    to->replayed += from->replayed;
+    ip_search_time_add(&to->search.time, &from->search.time);
+}
+
 void ip_search_time_add(ip_search_time *to, const ip_search_time *from)
 {
     to->problems += from->problems;

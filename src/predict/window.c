@@ -870,13 +870,7 @@ static void solve_window(round_state *rd, uint32_t j, double seconds)
         rd->memo[j] = NULL;
     }
     pthread_mutex_lock(&rs->lock);
-    rs->stats->solver_calls += st.solver_calls;
-    rs->stats->refuted_orders += st.refuted_orders;
-    rs->stats->refuted_pcos += st.refuted_pcos;
-    rs->stats->refuted_cycles += st.refuted_cycles;
-    rs->stats->refuted_illegal += st.refuted_illegal;
-    rs->stats->eager_switches += st.eager_switches;
-    ip_search_time_add(&rs->stats->search.time, &st.search.time);
+    stats_add(rs->stats, &st);
     if (pb_lazy && st.eager_switches)
         rs->windows_turned++;
     else if (pb_lazy && (r == IP_PREDICT_NONE || r == IP_PREDICT_FOUND ||
@@ -886,15 +880,6 @@ static void solve_window(round_state *rd, uint32_t j, double seconds)
     rs->stats->confirmed_on_cut += w.n_cut;
     rs->stats->witnesses_moved += w.n_moved;
     rs->stats->covers_learned += w.n_learned;
-    rs->stats->replayed += st.replayed;
-    rs->stats->rest_tried += st.rest_tried;
-    rs->stats->rest_found += st.rest_found;
-    rs->stats->probes_tried += st.probes_tried;
-    rs->stats->probes_found += st.probes_found;
-    rs->stats->groups_tried += st.groups_tried;
-    rs->stats->groups_found += st.groups_found;
-    rs->stats->pairs_tried += st.pairs_tried;
-    rs->stats->pairs_found += st.pairs_found;
     if (st.encode.literals > rs->stats->encode.literals)
         rs->stats->encode = st.encode;
     bool gave_up = r == IP_PREDICT_UNKNOWN && !guard_stopped(rs->g);

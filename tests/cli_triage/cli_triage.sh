@@ -68,6 +68,15 @@ table)
     contains out "no further class: the search was complete"
     contains out "smallest:"
     contains err "class(es)"                # progress on stderr
+    # the last progress line accounts for every instance: each came from
+    # a solver call or from a probe or a model's rest that held one (the
+    # exhaustive search once left the probes out of its counts)
+    done_line=$(grep ' done: ' err)
+    nums() { sed -E "s/.* ([0-9]+) $1.*/\\1/" <<<"$done_line"; }
+    found=$(sed -E 's/.*; ([0-9]+) of [0-9]+ single.*, ([0-9]+) of [0-9]+ widened.*, ([0-9]+) of [0-9]+ pairs.* and ([0-9]+) of [0-9]+ models.*/\1 \2 \3 \4/' <<<"$done_line")
+    read -r p1 p2 p3 p4 <<<"$found"
+    [ "$(nums 'instance')" -le $(($(nums 'solver call') + p1 + p2 + p3 + p4)) ] ||
+        fail "instances unaccounted for: $done_line"
     r=o/smallbank.causal-relaxed.triage.json
     [ -f "$r" ] || fail "no report $r"
     contains out "report: $r"
