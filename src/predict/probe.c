@@ -24,6 +24,7 @@ struct probe_set {
     ip_assignment a;          /* the observed run, changed and put back
                                  probe by probe */
     uint8_t *out;             /* the current probe's txns beyond boundaries */
+    uint8_t *drop;            /* ... and those its history drops */
     /* probe_next: read event next_e, its writers w[0..n_w) (loaded), the
      * next of them to try */
     uint32_t next_e, next_w, n_w, cap;
@@ -48,6 +49,7 @@ probe_set *probe_set_new(const ip_trace *t, const uint32_t *order, uint32_t n)
         return NULL;
     ps->t = t;
     if (!(ps->out = malloc((size_t)t->n_txns + 1)) ||
+        !(ps->drop = malloc((size_t)t->n_txns + 1)) ||
         !dep_graph_build(&ps->g, t, order, n) ||
         !ip_assignment_observed(t, &ps->a)) {
         probe_set_free(ps);
@@ -63,6 +65,7 @@ void probe_set_free(probe_set *ps)
     dep_graph_free(&ps->g);
     ip_assignment_free(&ps->a);
     free(ps->out);
+    free(ps->drop);
     free(ps->w);
     free(ps->w2);
     free(ps->failed);
@@ -143,13 +146,23 @@ static bool set_boundaries(const ip_trace *t, ip_assignment *a, uint8_t *out,
 
 /* ---- one probe -------------------------------------------------------- */
 
+/* The transactions the current probe's history drops (its boundaries
+ * set): beyond a boundary, or happening after one. */
+static const uint8_t *dropped(probe_set *ps, const probe_change *c,
+                              uint32_t n)
+{
+    memcpy(ps->drop, ps->out, ps->t->n_txns);
+    dep_graph_drop_after(&ps->g, c, n, ps->a.boundary, ps->drop);
+    return ps->drop;
+}
+
 probe_verdict probe_make(probe_set *ps, ip_level model, const probe_change *c,
                          uint32_t n, bool any, ip_assignment *out, bool *oom)
 {
     const ip_trace *t = ps->t;
     *oom = false;
     memset(out, 0, sizeof *out);
-    probe_verdict v = dep_graph_cycle(&ps->g, c, n);
+    probe_verdict v = dep_graph_cycle(&ps->g, c, n, NULL);
     if (v != PROBE_TRY && !any)
         return v;
     bool cut;
@@ -157,7 +170,9 @@ probe_verdict probe_make(probe_set *ps, ip_level model, const probe_change *c,
         ps->a.writer[c[i].read] = c[i].writer;
     if (!set_boundaries(t, &ps->a, ps->out, t->events[c[0].read].txn, &cut))
         v = PROBE_UNFIT;
-    else if (v == PROBE_TRY)
+    else if (v == PROBE_TRY)  /* the cycle may pass what the history drops */
+        v = dep_graph_cycle(&ps->g, c, n, dropped(ps, c, n));
+    if (v == PROBE_TRY)
         v = dep_graph_fit(&ps->g, model, c, n, ps->out, cut);
     if (v != PROBE_UNFIT && (v == PROBE_TRY || any) &&
         !ip_assignment_copy(t, &ps->a, out)) {
@@ -259,7 +274,11 @@ bool probe_next(probe_set *ps, const ip_encoder *enc, ip_level model,
                 ps->last = c;
                 return true;
             }
-            if (!*oom && (v == PROBE_NOT_MODEL || v == PROBE_UNFIT))
+            /* (one serializable only without what its history drops
+             * fails as its confirmation did before the graph knew: its
+             * transaction's other reads may repair it) */
+            if (!*oom && (v == PROBE_NOT_MODEL || v == PROBE_UNFIT ||
+                          v == PROBE_CUT_NO_CYCLE))
                 *oom = !note_failed(ps, c);
             if (*oom)
                 return false;

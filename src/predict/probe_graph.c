@@ -166,12 +166,28 @@ static bool left_out(const changed_edges *x, uint32_t read)
     return false;
 }
 
+/* May a walk that is not along hb take edge d from v, given the
+ * transactions marked in `out`?  Those are not in the probe's history,
+ * but a chain of writes of one key through them stands for the history's
+ * own ww edge past them (and a read's rw edge to one of them for its rw
+ * edge to the next writer kept): so an out transaction is entered by ww
+ * or rw and left by ww only.  Such a walk may leave by another key's
+ * chain than it entered, a path the history lacks: that only makes a
+ * cycle more likely, never one missed. */
+static bool takes_past_out(const dep_edge *d, uint32_t v, const uint8_t *out)
+{
+    if (out[v] && (d->hb || d->read != IP_NONE))
+        return false;         /* left by ww only */
+    return !out[d->to] || !d->hb;
+}
+
 /* Does a path lead from `from` to `to`, over the observed edges less
- * those of the changed reads, through no transaction marked in `out`
- * (NULL: none), and no place past `to` (see dep_graph_cycle)?  hb: along
- * so and wr only, and the new edges are not taken (a claim that a path
- * surely exists rests on the observed edges the probe keeps); otherwise
- * they are taken too. */
+ * those of the changed reads, and no place past `to` (see
+ * dep_graph_cycle)?  hb: along so and wr only, through no transaction
+ * marked in `out` (NULL: none), and the new edges are not taken (a claim
+ * that a path surely exists rests on the observed edges the probe keeps);
+ * otherwise the new edges are taken too, and a transaction in `out` only
+ * as takes_past_out says. */
 static bool leads(dep_graph *g, uint32_t from, uint32_t to,
                   const changed_edges *x, const uint8_t *out, bool hb)
 {
@@ -186,13 +202,14 @@ static bool leads(dep_graph *g, uint32_t from, uint32_t to,
         for (uint32_t i = g->first[v]; i < g->first[v + 1]; i++) {
             const dep_edge *d = &g->edge[i];
             if (g->seen[d->to] || g->pos[d->to] > lim ||
-                (hb && !d->hb) || (out && out[d->to]) ||
+                (hb && !d->hb) ||
+                (out && (hb ? out[d->to] : !takes_past_out(d, v, out))) ||
                 (d->read != IP_NONE && left_out(x, d->read)))
                 continue;
             g->seen[d->to] = 1;
             g->stack[n++] = d->to;
         }
-        for (uint32_t i = 0; !hb && i < x->n_new; i++)
+        for (uint32_t i = 0; !hb && !(out && out[v]) && i < x->n_new; i++)
             if (x->from[i] == v && !g->seen[x->to[i]] &&
                 g->pos[x->to[i]] <= lim) {
                 g->seen[x->to[i]] = 1;
@@ -226,6 +243,43 @@ static bool changed_edges_of(const dep_graph *g, const probe_change *c,
     return true;
 }
 
+void dep_graph_drop_after(dep_graph *g, const probe_change *c, uint32_t n,
+                          const uint32_t *boundary, uint8_t *drop)
+{
+    const ip_trace *t = g->t;
+    changed_edges x = {.c = c, .n = n};
+    uint32_t top = 0;
+    memset(g->seen, 0, t->n_txns);    /* pushed once each */
+    for (uint32_t s = 0; s < t->n_sessions; s++)
+        if (boundary[s] != IP_NONE && !g->seen[boundary[s]]) {
+            g->seen[boundary[s]] = 1;
+            g->stack[top++] = boundary[s];
+        }
+    /* a boundary itself is kept unless another reaches it */
+    while (top > 0) {
+        uint32_t v = g->stack[--top];
+        for (uint32_t i = g->first[v]; i < g->first[v + 1] + n; i++) {
+            uint32_t to;
+            if (i < g->first[v + 1]) {
+                const dep_edge *d = &g->edge[i];
+                if (!d->hb || (d->read != IP_NONE && left_out(&x, d->read)))
+                    continue;
+                to = d->to;
+            } else {                  /* the changed reads' wr edges */
+                const probe_change *ci = &c[i - g->first[v + 1]];
+                if (ci->writer != v)
+                    continue;
+                to = t->events[ci->read].txn;
+            }
+            drop[to] = 1;
+            if (!g->seen[to]) {
+                g->seen[to] = 1;
+                g->stack[top++] = to;
+            }
+        }
+    }
+}
+
 /* A cycle of the probe's history under the observed order's version
  * order takes a new edge that points backward, and a path back from its
  * head to its tail.  Every new edge starts or ends at the changed reads'
@@ -234,16 +288,16 @@ static bool changed_edges_of(const dep_graph *g, const probe_change *c,
  * the one entering finds r -> v and then forward edges up to u: no walk
  * needs to pass the place of its target. */
 probe_verdict dep_graph_cycle(dep_graph *g, const probe_change *c,
-                              uint32_t n)
+                              uint32_t n, const uint8_t *out)
 {
     changed_edges x;
     if (n == 0 || n > PROBE_MAX_CHANGES || !changed_edges_of(g, c, n, &x))
         return PROBE_TRY;             /* no order to judge by */
     for (uint32_t i = 0; i < x.n_new; i++)
         if (g->pos[x.from[i]] > g->pos[x.to[i]] &&
-            leads(g, x.to[i], x.from[i], &x, NULL, false))
+            leads(g, x.to[i], x.from[i], &x, out, false))
             return PROBE_TRY;
-    return PROBE_NO_CYCLE;
+    return out ? PROBE_CUT_NO_CYCLE : PROBE_NO_CYCLE;
 }
 
 /* ---- what the confirmation would reject anyway ------------------------

@@ -5,11 +5,11 @@
  *
  * Some probes are known to fail from the graph alone: those whose changes
  * cannot close a cycle under the observed serial order's version order
- * (serializable), whose reader happens before a writer it now reads
- * (relaxed: hb cyclic), whose reader now misses a write the model makes
- * it see (a cycle of hb and the model's arbitration), and, under si,
- * whose reader now updates a version another writer updates too (a lost
- * update).  Each claim is made only where it is certain, so filtering
+ * (serializable; also once what the boundaries drop is left out), whose
+ * reader happens before a writer it now reads (relaxed: hb cyclic), whose
+ * reader now misses a write the model makes it see (a cycle of hb and the
+ * model's arbitration), and, under si, whose reader now updates a version
+ * another writer updates too (a lost update).  Each claim is made only where it is certain, so filtering
  * never drops a probe that would confirm (test_probe.c checks it against
  * the checkers).
  *
@@ -54,6 +54,8 @@ void dep_graph_free(dep_graph *g);
 typedef enum {
     PROBE_TRY = 0,            /* it may confirm */
     PROBE_NO_CYCLE,           /* serializable: no cycle under the order */
+    PROBE_CUT_NO_CYCLE,       /* serializable: no cycle once what the
+                                 boundaries drop is left out */
     PROBE_ILLEGAL,            /* relaxed: hb cyclic inside the boundary */
     PROBE_NOT_MODEL,          /* the model's checker rejects it */
     PROBE_UNFIT               /* no boundaries fit it (probe.c) */
@@ -67,9 +69,18 @@ typedef struct probe_change {
 } probe_change;
 
 /* PROBE_TRY or PROBE_NO_CYCLE for changes c[0..n), n <= PROBE_MAX_CHANGES
- * (distinct reads), before boundaries are chosen. */
+ * (distinct reads), before boundaries are chosen (out NULL); once they
+ * are, PROBE_TRY or PROBE_CUT_NO_CYCLE, out[] marking the transactions
+ * the history drops (dep_graph_drop_after). */
 probe_verdict dep_graph_cycle(dep_graph *g, const probe_change *c,
-                              uint32_t n);
+                              uint32_t n, const uint8_t *out);
+/* Mark in drop[] (which holds out[] on entry: the transactions beyond
+ * the boundaries) every transaction that happens after a boundary
+ * (boundary[s]: session s's boundary transaction or IP_NONE) along so and
+ * the probe's wr edges: the relaxed boundary drops those from the
+ * history too (SEMANTICS.md).  Linear in the graph. */
+void dep_graph_drop_after(dep_graph *g, const probe_change *c, uint32_t n,
+                          const uint32_t *boundary, uint8_t *drop);
 /* PROBE_TRY, PROBE_ILLEGAL or PROBE_NOT_MODEL, once they are. */
 probe_verdict dep_graph_fit(dep_graph *g, ip_level model,
                             const probe_change *c, uint32_t n,

@@ -44,6 +44,24 @@ static confirm_outcome confirm_probe(const ip_trace *obs, ip_level model,
     return o;
 }
 
+/* Is the history of probe assignment a serializable (by the ser checker
+ * alone, whatever the model says), or is there none (illegal)? */
+static bool serializable_or_illegal(const ip_trace *obs,
+                                    const ip_assignment *a)
+{
+    ip_error err = {0};
+    ip_trace *h = ip_history_from_assignment(obs, a, IP_BOUNDARY_RELAXED,
+                                             NULL, &err);
+    if (!h)
+        return !err.oom;
+    ip_check_opts co = {.max_cycles = 1};
+    ip_verdict v;
+    bool ok = ip_check(h, IP_LVL_SER, &co, &v, &err) == IP_CHECK_OK;
+    ip_verdict_free(&v);
+    ip_trace_free(h);
+    return ok;
+}
+
 /* The probe of changes c[0..n): the verdict the graph gives is the
  * checkers'. */
 static void check_probe(const ip_trace *obs, probe_set *ps, ip_level model,
@@ -57,11 +75,14 @@ static void check_probe(const ip_trace *obs, probe_set *ps, ip_level model,
     tl->verdicts[v]++;
     if (v == PROBE_UNFIT)
         return;
+    if (v == PROBE_NO_CYCLE || v == PROBE_CUT_NO_CYCLE)
+        CU_ASSERT_TRUE(serializable_or_illegal(obs, &a));
     ip_error err = {0};
     confirm_outcome o = confirm_probe(obs, model, &a, &err);
     bool agrees = o != CONFIRM_BUG && o != CONFIRM_ERROR &&
                   (v == PROBE_TRY ||
-                   (v == PROBE_NO_CYCLE && o != CONFIRM_OK) ||
+                   ((v == PROBE_NO_CYCLE || v == PROBE_CUT_NO_CYCLE) &&
+                    o != CONFIRM_OK) ||
                    (v == PROBE_ILLEGAL && o == CONFIRM_ILLEGAL) ||
                    (v == PROBE_NOT_MODEL && o == CONFIRM_NOT_MODEL));
     if (!agrees) {
@@ -154,9 +175,10 @@ static void check_trace(const char *name, ip_level model, tallies *tl)
 
 /* Every single-change probe, and every probe of two reads of one
  * transaction, of recorded and hand-made traces under each model: the
- * graph's claims (serializable, illegal, rejected by the model) are what
- * the checkers find, so filtering drops no probe that would confirm;
- * each claim is made somewhere, and probes confirm. */
+ * graph's claims (serializable, by the ser checker itself; illegal;
+ * rejected by the model) are what the checkers find, so filtering drops
+ * no probe that would confirm; each claim is made somewhere, and probes
+ * confirm. */
 static void test_verdicts(void)
 {
     static const ip_level models[] = {IP_LVL_CAUSAL, IP_LVL_RC, IP_LVL_RA,
@@ -168,6 +190,7 @@ static void test_verdicts(void)
         const tally *both[] = {&tl.one, &tl.two};
         for (int i = 0; i < 2; i++) {
             CU_ASSERT_TRUE(both[i]->verdicts[PROBE_NO_CYCLE] > 0);
+            CU_ASSERT_TRUE(both[i]->verdicts[PROBE_CUT_NO_CYCLE] > 0);
             CU_ASSERT_TRUE(both[i]->verdicts[PROBE_ILLEGAL] > 0);
             CU_ASSERT_TRUE(both[i]->verdicts[PROBE_NOT_MODEL] > 0);
             /* no pair of these traces is an si instance */
