@@ -31,13 +31,14 @@ void dep_graph_free(dep_graph *g)
     free(g->seen);
 }
 
-/* The first writer of key k after the writer at place p that is not x,
- * or IP_NONE. */
+/* The first writer of key k after the writer at place p that is not x
+ * and not marked in out[] (NULL: none), or IP_NONE. */
 static uint32_t writer_after(const dep_graph *g, uint32_t k, uint32_t p,
-                             uint32_t x)
+                             uint32_t x, const uint8_t *out)
 {
     for (uint32_t i = g->kw_first[k]; i < g->kw_first[k + 1]; i++)
-        if (g->pos[g->kw[i]] > p && g->kw[i] != x)
+        if (g->pos[g->kw[i]] > p && g->kw[i] != x &&
+            !(out && out[g->kw[i]]))
             return g->kw[i];
     return IP_NONE;
 }
@@ -92,7 +93,7 @@ static void each_edge(dep_graph *g, bool place, uint32_t *fill)
             w == IP_NONE || g->pos[w] == IP_NONE)
             continue;
         EDGE(w, ev->txn, e, true);
-        uint32_t x = writer_after(g, ev->key, g->pos[w], ev->txn);
+        uint32_t x = writer_after(g, ev->key, g->pos[w], ev->txn, NULL);
         if (x != IP_NONE)
             EDGE(ev->txn, x, e, false);
     }
@@ -220,9 +221,13 @@ static bool leads(dep_graph *g, uint32_t from, uint32_t to,
 }
 
 /* x: the edges of changes c[0..n); false when some change has no place
- * in the order to judge by. */
+ * in the order to judge by.  A read's rw edge goes to the first writer
+ * after its new one that out[] (NULL: none) keeps: the history's own rw
+ * edge, where a walk through the dropped writers between (takes_past_out)
+ * could come back to the reader itself as a later writer of the key. */
 static bool changed_edges_of(const dep_graph *g, const probe_change *c,
-                             uint32_t n, changed_edges *x)
+                             uint32_t n, const uint8_t *out,
+                             changed_edges *x)
 {
     x->c = c;
     x->n = n;
@@ -234,7 +239,7 @@ static bool changed_edges_of(const dep_graph *g, const probe_change *c,
         x->from[x->n_new] = c[i].writer;
         x->to[x->n_new++] = ev->txn;
         uint32_t after = writer_after(g, ev->key, g->pos[c[i].writer],
-                                      ev->txn);
+                                      ev->txn, out);
         if (after != IP_NONE) {
             x->from[x->n_new] = ev->txn;
             x->to[x->n_new++] = after;
@@ -291,7 +296,8 @@ probe_verdict dep_graph_cycle(dep_graph *g, const probe_change *c,
                               uint32_t n, const uint8_t *out)
 {
     changed_edges x;
-    if (n == 0 || n > PROBE_MAX_CHANGES || !changed_edges_of(g, c, n, &x))
+    if (n == 0 || n > PROBE_MAX_CHANGES ||
+        !changed_edges_of(g, c, n, out, &x))
         return PROBE_TRY;             /* no order to judge by */
     for (uint32_t i = 0; i < x.n_new; i++)
         if (g->pos[x.from[i]] > g->pos[x.to[i]] &&
@@ -424,7 +430,8 @@ probe_verdict dep_graph_fit(dep_graph *g, ip_level model,
                             const uint8_t *out, bool cut)
 {
     changed_edges x;
-    if (n == 0 || n > PROBE_MAX_CHANGES || !changed_edges_of(g, c, n, &x))
+    if (n == 0 || n > PROBE_MAX_CHANGES ||
+        !changed_edges_of(g, c, n, NULL, &x))
         return PROBE_TRY;
     for (uint32_t i = 0; i < n; i++)
         if (surely_illegal(g, &x, &c[i], out))
