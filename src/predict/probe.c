@@ -170,10 +170,10 @@ probe_verdict probe_make(probe_set *ps, ip_level model, const probe_change *c,
         ps->a.writer[c[i].read] = c[i].writer;
     if (!set_boundaries(t, &ps->a, ps->out, t->events[c[0].read].txn, &cut))
         v = PROBE_UNFIT;
-    else if (v == PROBE_TRY)  /* the cycle may pass what the history drops */
-        v = dep_graph_cycle(&ps->g, c, n, dropped(ps, c, n));
-    if (v == PROBE_TRY)
+    else if (v == PROBE_TRY)
         v = dep_graph_fit(&ps->g, model, c, n, ps->out, cut);
+    if (v == PROBE_TRY)       /* the cycle may pass what the history drops */
+        v = dep_graph_cycle(&ps->g, c, n, dropped(ps, c, n));
     if (v != PROBE_UNFIT && (v == PROBE_TRY || any) &&
         !ip_assignment_copy(t, &ps->a, out)) {
         *oom = true;

@@ -299,6 +299,13 @@ probe_verdict dep_graph_cycle(dep_graph *g, const probe_change *c,
     if (n == 0 || n > PROBE_MAX_CHANGES ||
         !changed_edges_of(g, c, n, out, &x))
         return PROBE_TRY;             /* no order to judge by */
+    /* the reader happens after a boundary: its changed reads are not in
+     * the history, whose reads are then all observed ones, and the
+     * observed order (restricted to it) serializes it - or the boundary
+     * is its own, reached through a writer it now reads, and hb is
+     * cyclic: illegal */
+    if (out && out[g->t->events[c[0].read].txn])
+        return PROBE_CUT_NO_CYCLE;
     for (uint32_t i = 0; i < x.n_new; i++)
         if (g->pos[x.from[i]] > g->pos[x.to[i]] &&
             leads(g, x.to[i], x.from[i], &x, out, false))
