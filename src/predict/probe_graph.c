@@ -248,6 +248,17 @@ static bool changed_edges_of(const dep_graph *g, const probe_change *c,
     return true;
 }
 
+/* Mark `to` dropped, and walk on from it (once). */
+static void drop_and_push(dep_graph *g, uint8_t *drop, uint32_t *top,
+                          uint32_t to)
+{
+    drop[to] = 1;
+    if (!g->seen[to]) {
+        g->seen[to] = 1;
+        g->stack[(*top)++] = to;
+    }
+}
+
 void dep_graph_drop_after(dep_graph *g, const probe_change *c, uint32_t n,
                           const uint32_t *boundary, uint8_t *drop)
 {
@@ -263,25 +274,14 @@ void dep_graph_drop_after(dep_graph *g, const probe_change *c, uint32_t n,
     /* a boundary itself is kept unless another reaches it */
     while (top > 0) {
         uint32_t v = g->stack[--top];
-        for (uint32_t i = g->first[v]; i < g->first[v + 1] + n; i++) {
-            uint32_t to;
-            if (i < g->first[v + 1]) {
-                const dep_edge *d = &g->edge[i];
-                if (!d->hb || (d->read != IP_NONE && left_out(&x, d->read)))
-                    continue;
-                to = d->to;
-            } else {                  /* the changed reads' wr edges */
-                const probe_change *ci = &c[i - g->first[v + 1]];
-                if (ci->writer != v)
-                    continue;
-                to = t->events[ci->read].txn;
-            }
-            drop[to] = 1;
-            if (!g->seen[to]) {
-                g->seen[to] = 1;
-                g->stack[top++] = to;
-            }
+        for (uint32_t i = g->first[v]; i < g->first[v + 1]; i++) {
+            const dep_edge *d = &g->edge[i];
+            if (d->hb && !(d->read != IP_NONE && left_out(&x, d->read)))
+                drop_and_push(g, drop, &top, d->to);
         }
+        for (uint32_t i = 0; i < n; i++)  /* the changed reads' wr edges */
+            if (c[i].writer == v)
+                drop_and_push(g, drop, &top, t->events[c[i].read].txn);
     }
 }
 

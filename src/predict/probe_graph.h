@@ -9,9 +9,9 @@
  * reader happens before a writer it now reads (relaxed: hb cyclic), whose
  * reader now misses a write the model makes it see (a cycle of hb and the
  * model's arbitration), and, under si, whose reader now updates a version
- * another writer updates too (a lost update).  Each claim is made only where it is certain, so filtering
- * never drops a probe that would confirm (test_probe.c checks it against
- * the checkers).
+ * another writer updates too (a lost update).  Each claim is made only
+ * where it is certain, so filtering never drops a probe that would confirm
+ * (test_probe.c checks it against the checkers).
  *
  * A dep_graph borrows its trace and owns its arrays (dep_graph_free).
  */
