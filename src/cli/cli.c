@@ -76,18 +76,37 @@ int cli_input_option(const char *cmd, int c, const char *arg, cli_input *in,
     }
 }
 
-bool cli_parse_unsigned(const char *cmd, const char *opt, const char *s,
-                        unsigned *out)
+/* s as a decimal number up to max into *v; false on anything else. */
+static bool decimal(const char *s, unsigned long long max,
+                    unsigned long long *v)
 {
     char *end;
     errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (!*s || *end || *s == '-' || errno || v > UINT_MAX) {
+    *v = strtoull(s, &end, 10);
+    return *s >= '0' && *s <= '9' && !*end && !errno && *v <= max;
+}
+
+bool cli_parse_unsigned(const char *cmd, const char *opt, const char *s,
+                        unsigned *out)
+{
+    unsigned long long v;
+    if (!decimal(s, UINT_MAX, &v)) {
         cli_usage_error(cmd, "%s expects a non-negative integer, not '%s'",
                         opt, s);
         return false;
     }
     *out = (unsigned)v;
+    return true;
+}
+
+bool cli_parse_count(const char *cmd, const char *opt, const char *s,
+                     unsigned long long max, unsigned long long *out)
+{
+    if (!decimal(s, max, out)) {
+        cli_usage_error(cmd, "%s expects an integer from 0 to %llu, not "
+                        "'%s'", opt, max, s);
+        return false;
+    }
     return true;
 }
 

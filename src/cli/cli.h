@@ -70,6 +70,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * garbage or overflow. */
 bool cli_parse_unsigned(const char *cmd, const char *opt, const char *s,
                         unsigned *out);
+/* The same up to max (message naming it). */
+bool cli_parse_count(const char *cmd, const char *opt, const char *s,
+                     unsigned long long max, unsigned long long *out);
 
 /* The input options of the commands that read one trace: -f/--format
  * (or --from) FORMAT, -l/--lenient, -h/--help.  A command's getopt loop

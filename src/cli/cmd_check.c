@@ -160,7 +160,7 @@ static int parse_args(int argc, char **argv, check_args *a)
     a->args = argv + 1;       /* getopt moved the traces to the end */
     a->n_opts = optind - 1;
     a->n_traces = argc - optind;
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* Several traces, or a directory of them: one child process each. */
@@ -228,7 +228,7 @@ int cmd_check(int argc, char **argv)
 {
     check_args a = {.fmt = IP_FMT_AUTO};
     int status = parse_args(argc, argv, &a);
-    if (status >= 0)
+    if (status != CLI_GO_ON)
         return status;
     if (a.html && !cli_drawing_available(&status))
         return status;

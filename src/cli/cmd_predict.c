@@ -109,7 +109,7 @@ static const struct option long_opts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
-/* One option; returns -1 to go on, else an exit status. */
+/* One option; returns CLI_GO_ON, else an exit status. */
 static int take_option(predict_args *a, int c, const char *arg)
 {
     unsigned v;
@@ -117,24 +117,24 @@ static int take_option(predict_args *a, int c, const char *arg)
     case OPT_FORMAT:
         if (!ip_format_parse(arg, &a->fmt) || a->fmt == IP_FMT_DOT)
             return cli_usage_error(CMD, "unknown input format '%s'", arg);
-        return -1;
-    case OPT_OUT: a->out_dir = arg; return -1;
-    case OPT_JSON: a->json = true; return -1;
-    case OPT_DOT: a->dot = true; return -1;
-    case OPT_QUIET: a->quiet = true; return -1;
+        return CLI_GO_ON;
+    case OPT_OUT: a->out_dir = arg; return CLI_GO_ON;
+    case OPT_JSON: a->json = true; return CLI_GO_ON;
+    case OPT_DOT: a->dot = true; return CLI_GO_ON;
+    case OPT_QUIET: a->quiet = true; return CLI_GO_ON;
     case OPT_MAX:
         if (!cli_parse_unsigned(CMD, "--max-predictions", arg, &v))
             return IP_EXIT_USAGE;
         if (v == 0)
             return cli_usage_error(CMD, "--max-predictions must be at least 1");
         a->search.opts.max_predictions = v;
-        return -1;
+        return CLI_GO_ON;
     case OPT_HTML:
         a->html = arg;
-        return -1;
+        return CLI_GO_ON;
     case OPT_FAMILY:
         a->key_family = arg;
-        return -1;
+        return CLI_GO_ON;
     case OPT_HELP:
         usage(stdout);
         return IP_EXIT_OK;
@@ -153,7 +153,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
     int c;
     while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
         int r = take_option(a, c == 'h' ? OPT_HELP : c, optarg);
-        if (r >= 0)
+        if (r != CLI_GO_ON)
             return r;
     }
     if (optind >= argc)
@@ -166,7 +166,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
     if (r != CLI_GO_ON)
         return r;
     a->opts = a->search.opts;
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* A file base name ("DIR/STEM.MODEL-BOUNDARY-ENCODING.prediction-N", with
@@ -653,7 +653,7 @@ int cmd_predict(int argc, char **argv)
 {
     predict_args a = {0};
     int r = parse_args(argc, argv, &a);
-    if (r >= 0)
+    if (r != CLI_GO_ON)
         return r;
     int status;
     if (a.html && !cli_drawing_available(&status))

@@ -60,22 +60,7 @@ typedef struct validate_args {
     ip_check_opts opts;
 } validate_args;
 
-static bool parse_ull(const char *opt, const char *s, unsigned long long max,
-                      unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*s < '0' || *s > '9' || *end || errno || v > max) {
-        cli_usage_error(CMD, "%s: expected a number up to %llu, got '%s'",
-                        opt, max, s);
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
-/* Returns -1 when parsing succeeded, else the exit status. */
+/* Returns CLI_GO_ON when parsing succeeded, else the exit status. */
 static int parse_args(int argc, char **argv, validate_args *a)
 {
     static const struct option opts[] = {
@@ -96,17 +81,17 @@ static int parse_args(int argc, char **argv, validate_args *a)
         case 'o': a->out = optarg; break;
         case 'j': a->json = true; break;
         case 'S':
-            if (!parse_ull("--sessions", optarg, 4096, &a->w.sessions))
+            if (!cli_parse_count(CMD, "--sessions", optarg, 4096, &a->w.sessions))
                 return IP_EXIT_USAGE;
             a->w.have_sessions = true;
             break;
         case 'T':
-            if (!parse_ull("--txns", optarg, 4096, &a->w.txns))
+            if (!cli_parse_count(CMD, "--txns", optarg, 4096, &a->w.txns))
                 return IP_EXIT_USAGE;
             a->w.have_txns = true;
             break;
         case 'N':
-            if (!parse_ull("--seed", optarg, 1ull << 53, &a->w.seed))
+            if (!cli_parse_count(CMD, "--seed", optarg, 1ull << 53, &a->w.seed))
                 return IP_EXIT_USAGE;
             a->w.have_seed = true;
             break;
@@ -132,7 +117,7 @@ static int parse_args(int argc, char **argv, validate_args *a)
                 "(choose another name or remove it)\n", a->out);
         return IP_EXIT_USAGE;
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* ---- reading what the trace model does not hold --------------------------- */
@@ -460,7 +445,7 @@ int cmd_validate(int argc, char **argv)
 {
     validate_args a = {0};
     int status = parse_args(argc, argv, &a);
-    if (status >= 0)
+    if (status != CLI_GO_ON)
         return status;
     ip_level model;
     if ((status = read_prediction(&a, &model)) >= 0)

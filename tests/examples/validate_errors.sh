@@ -30,6 +30,15 @@ jq '.prediction.model = "ser"' "$dir/pred.json" > "$dir/si.json"
 expect2 "bad model" "$ip" validate --app "$app" "$dir/si.json"
 jq 'del(.workload)' "$dir/pred.json" > "$dir/nowl.json"
 expect2 "no workload" "$ip" validate --app "$app" "$dir/nowl.json"
+# counts are bounded (cli_parse_count): the message names the bound
+for bad in 4097 -1 +3 " 3" 3x ""; do
+    expect2 "--sessions '$bad'" "$ip" validate --app "$app" --sessions "$bad" \
+        --txns 4 --seed 3 "$dir/nowl.json"
+    grep -q "sessions expects an integer from 0 to 4096, not '$bad'" \
+        "$dir/err.txt" || die "--sessions '$bad': $(cat "$dir/err.txt")"
+done
+expect2 "--seed past 2^53" "$ip" validate --app "$app" --sessions 3 \
+    --txns 4 --seed 9007199254740993 "$dir/nowl.json"
 # the observed trace replayed as its own prediction is serializable
 "$ip" validate --app "$app" "$dir/pred.json" > "$dir/out.txt" 2>/dev/null
 st=$?
