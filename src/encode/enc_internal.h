@@ -150,8 +150,8 @@ bool lit_is_false(const ip_encoder *e, Z3_ast a);
 Z3_ast lit_not(ip_encoder *e, Z3_ast a);
 Z3_ast lit_and2(ip_encoder *e, Z3_ast a, Z3_ast b);
 Z3_ast lit_or2(ip_encoder *e, Z3_ast a, Z3_ast b);
-Z3_ast lit_and(ip_encoder *e, Z3_ast *a, uint32_t n); /* n <= 8 */
-Z3_ast lit_or(ip_encoder *e, Z3_ast *a, uint32_t n);  /* n <= 8 */
+Z3_ast lit_and(ip_encoder *e, Z3_ast *a, uint32_t n);
+Z3_ast lit_or(ip_encoder *e, Z3_ast *a, uint32_t n);
 /* A new Boolean or Int variable. */
 Z3_ast lit_var(ip_encoder *e);
 Z3_ast lit_int(ip_encoder *e);

@@ -26,12 +26,22 @@ Z3_ast lit_or2(ip_encoder *e, Z3_ast a, Z3_ast b)
     return lit_or(e, v, 2);
 }
 
-/* AND (is_and) or OR of up to 8 literals: the dominating constant wins,
- * the neutral one is dropped. */
+/* The literals one junction term takes at most (the callers pass 2-8). */
+enum { JUNCTION_MAX = 8 };
+
+/* AND (is_and) or OR of n literals: the dominating constant wins, the
+ * neutral one is dropped.  More than JUNCTION_MAX are joined a block at a
+ * time, so that no n overruns the buffer. */
 static Z3_ast junction(ip_encoder *e, Z3_ast *a, uint32_t n, bool is_and)
 {
+    if (n > JUNCTION_MAX) {
+        Z3_ast two[2] = {junction(e, a, JUNCTION_MAX, is_and),
+                         junction(e, a + JUNCTION_MAX, n - JUNCTION_MAX,
+                                  is_and)};
+        return junction(e, two, 2, is_and);
+    }
     Z3_ast dominant = is_and ? e->f : e->t, neutral = is_and ? e->t : e->f;
-    Z3_ast keep[8];
+    Z3_ast keep[JUNCTION_MAX];
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         Z3_ast x = a[i] ? a[i] : e->f;

@@ -1,6 +1,7 @@
 /* Unit tests of the encoder (src/encode).  Every SAT answer is rebuilt into
  * a history and re-judged by the exact checkers (enc_check.c). */
 #include "enc_check.h"
+#include "enc_internal.h"
 #include "formats.h"
 
 #include <CUnit/Basic.h>
@@ -966,6 +967,53 @@ static void test_require_cycle(void)
                 "(blind writes %u)\n", without, with, blind);
 }
 
+/* lit_and / lit_or of more literals than one term takes (lits.c joins
+ * them a block at a time): each is equivalent to the junction of all. */
+static void test_wide_junction(void)
+{
+    ip_trace *t = build(DEPOSIT, 4);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    ip_encode_opts o = {.model = IP_LVL_CAUSAL,
+                        .boundary = IP_BOUNDARY_RELAXED,
+                        .encoding = IP_ENC_APPROX};
+    ip_error err = {0};
+    ip_encoder *e = ip_encoder_new(t, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    enum { N = 19 };
+    Z3_ast v[N + 2];
+    for (int i = 0; i < N; i++)
+        v[i] = lit_var(e);
+    Z3_ast all = lit_and(e, v, N), any = lit_or(e, v, N);
+    Z3_solver s = Z3_mk_simple_solver(e->z);
+    Z3_solver_inc_ref(e->z, s);
+    for (int k = 0; k < N; k++) {
+        /* all, and v[k] false: unsatisfiable; any, and all but v[k]
+         * false: satisfiable only with v[k] */
+        Z3_solver_push(e->z, s);
+        Z3_solver_assert(e->z, s, all);
+        Z3_solver_assert(e->z, s, Z3_mk_not(e->z, v[k]));
+        CU_ASSERT_EQUAL(Z3_solver_check(e->z, s), Z3_L_FALSE);
+        Z3_solver_pop(e->z, s, 1);
+        Z3_solver_push(e->z, s);
+        Z3_solver_assert(e->z, s, any);
+        for (int i = 0; i < N; i++)
+            if (i != k)
+                Z3_solver_assert(e->z, s, Z3_mk_not(e->z, v[i]));
+        CU_ASSERT_EQUAL(Z3_solver_check(e->z, s), Z3_L_TRUE);
+        Z3_solver_assert(e->z, s, Z3_mk_not(e->z, v[k]));
+        CU_ASSERT_EQUAL(Z3_solver_check(e->z, s), Z3_L_FALSE);
+        Z3_solver_pop(e->z, s, 1);
+    }
+    /* constants still fold: a false among 19 makes the AND false */
+    v[N] = e->f;
+    CU_ASSERT_PTR_EQUAL(lit_and(e, v, N + 1), e->f);
+    v[N] = e->t;
+    CU_ASSERT_PTR_EQUAL(lit_or(e, v, N + 1), e->t);
+    Z3_solver_dec_ref(e->z, s);
+    ip_encoder_free(e);
+    ip_trace_free(t);
+}
+
 int main(int argc, char **argv)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -986,6 +1034,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "trail", test_trail);
     CU_add_test(s, "require_cycle", test_require_cycle);
     CU_add_test(s, "choices", test_choices);
+    CU_add_test(s, "wide_junction", test_wide_junction);
     if (getenv("ENC_BIG"))   /* performance probe, see report */
         CU_add_test(s, "big", test_big);
     CU_basic_set_mode(CU_BRM_VERBOSE);
