@@ -60,6 +60,12 @@ typedef struct validate_args {
     ip_check_opts opts;
 } validate_args;
 
+/* Bounds of the workload options: sessions and transactions per session
+ * an application is asked to run, and a seed a JSON number holds
+ * exactly (2^53). */
+#define WORKLOAD_MAX 4096ull
+#define SEED_MAX (1ull << 53)
+
 /* Returns CLI_GO_ON when parsing succeeded, else the exit status. */
 static int parse_args(int argc, char **argv, validate_args *a)
 {
@@ -81,17 +87,19 @@ static int parse_args(int argc, char **argv, validate_args *a)
         case 'o': a->out = optarg; break;
         case 'j': a->json = true; break;
         case 'S':
-            if (!cli_parse_count(CMD, "--sessions", optarg, 4096, &a->w.sessions))
+            if (!cli_parse_count(CMD, "--sessions", optarg, WORKLOAD_MAX,
+                                 &a->w.sessions))
                 return IP_EXIT_USAGE;
             a->w.have_sessions = true;
             break;
         case 'T':
-            if (!cli_parse_count(CMD, "--txns", optarg, 4096, &a->w.txns))
+            if (!cli_parse_count(CMD, "--txns", optarg, WORKLOAD_MAX,
+                                 &a->w.txns))
                 return IP_EXIT_USAGE;
             a->w.have_txns = true;
             break;
         case 'N':
-            if (!cli_parse_count(CMD, "--seed", optarg, 1ull << 53, &a->w.seed))
+            if (!cli_parse_count(CMD, "--seed", optarg, SEED_MAX, &a->w.seed))
                 return IP_EXIT_USAGE;
             a->w.have_seed = true;
             break;
