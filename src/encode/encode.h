@@ -125,6 +125,9 @@ typedef struct ip_encode_opts {
      * dense difference-logic solver would be chosen (encoder.c); for
      * tests that compare the two. */
     bool lp_arith;
+    /* Let Z3 preprocess the formula at each check, as it does by default
+     * (encoder.c explains why it is off); for tests that compare. */
+    bool z3_preprocess;
     /* Read every model twice, off the solver's trail (how models are
      * read: trail.c) and through a Z3 model, and fail the solve when the
      * two disagree; for tests. */
@@ -189,6 +192,9 @@ typedef struct ip_encode_stats {
                                  (the others read the solver's trail) */
     bool dense_dl;            /* the commit order is decided by Z3's dense
                                  difference-logic solver (encoder.c) */
+    bool preprocessed;        /* Z3 preprocesses the formula (encoder.c:
+                                 the rank encoding, z3_preprocess, or a
+                                 Z3 that refused to skip it) */
 } ip_encode_stats;
 
 typedef struct ip_encoder ip_encoder;

@@ -134,35 +134,78 @@ static void base_params(const ip_encoder *e, Z3_params p)
                            3);
 }
 
+/* Z3's SMT kernel rewrites every assertion at the first check after it
+ * (propagating values, normal forms, flattening): on smallbank 100x1000
+ * triage, a quarter of the whole run, and four fifths of the first checks
+ * (bench/predict/RESULTS.md, session nineteen).  Our formulas need none
+ * of it: they are clauses over literals already, with arithmetic atoms
+ * in the difference-logic form (lits.c).  Z3 4.8.12 skips it under the
+ * hidden solver parameter `preprocess`, which Z3_solver_set_params
+ * refuses once the solver exists.  But the solver Z3_mk_simple_solver
+ * returns is made at its first use, from the parameters given before it,
+ * and only then are their names checked: that first call makes the
+ * kernel without preprocessing and fails on the unknown name, and the
+ * calls after it use that kernel.  Where this does not hold (another Z3:
+ * the second call fails too), the solver is made again with the
+ * preprocessing, and stats.preprocessed says so. */
+static bool without_preprocessing(const ip_encoder *e)
+{
+    return e->opts.encoding != IP_ENC_APPROX_RANK && !e->opts.z3_preprocess;
+}
+
+/* The parameters the solver starts with (base_params, and the switch
+ * above when `hidden`), then a check of the empty formula: the kernel
+ * configures itself at its first check, and without a logic it first
+ * gathers statistics over every asserted formula in hash tables keyed by
+ * AST id.  Ids of a formula built through the API are spread over
+ * everything the context ever created; once they span more than such a
+ * table's capacity they collide in long probe chains, and on TPC-C 3x64
+ * that step alone took 6 of an 8 s first solve.  Configuring on the
+ * empty formula skips it: the kernel installs the same theories either
+ * way (the arithmetic one as the parameters say), so only the time
+ * changes. */
+static bool start_solver(ip_encoder *e, bool hidden)
+{
+    Z3_params p = Z3_mk_params(e->z);
+    Z3_params_inc_ref(e->z, p);
+    base_params(e, p);
+    if (hidden)
+        Z3_params_set_bool(e->z, p, Z3_mk_string_symbol(e->z, "preprocess"),
+                           false);
+    Z3_solver_set_params(e->z, e->s, p);
+    Z3_params_dec_ref(e->z, p);
+    if (hidden)
+        Z3_solver_check(e->z, e->s);   /* fails on the name, see above */
+    return Z3_solver_check(e->z, e->s) == Z3_L_TRUE &&
+           Z3_get_error_code(e->z) == Z3_OK;
+}
+
 /* Once the relevant transactions are known (enc_index asserts nothing)
  * and before anything is asserted. */
 static bool configure_solver(ip_encoder *e, ip_error *err)
 {
-    if (e->opts.encoding == IP_ENC_APPROX_RANK)
+    if (e->opts.encoding == IP_ENC_APPROX_RANK) {
+        e->st.preprocessed = true;
         return true;
+    }
     uint32_t vars = int_vars(e);
     e->st.dense_dl = !e->opts.lp_arith && vars > 0 &&
                      vars <= DENSE_DL_MAX_VARS;
-    if (e->st.dense_dl) {
-        Z3_params p = Z3_mk_params(e->z);
-        Z3_params_inc_ref(e->z, p);
-        base_params(e, p);
-        Z3_solver_set_params(e->z, e->s, p);
-        Z3_params_dec_ref(e->z, p);
+    if (without_preprocessing(e) && start_solver(e, true))
+        return true;
+    if (without_preprocessing(e)) {
+        Z3_solver_dec_ref(e->z, e->s);
+        e->s = Z3_mk_simple_solver(e->z);
+        if (!e->s)
+            return enc_z3_ok(e, err, "creating the solver") &&
+                   ip_fail(err, "encode: cannot create a Z3 solver");
+        Z3_solver_inc_ref(e->z, e->s);
     }
-    /* The SMT kernel configures itself at its first check, and without a
-     * logic it first gathers statistics over every asserted formula in
-     * hash tables keyed by AST id.  Ids of a formula built through the API
-     * are spread over everything the context ever created; once they span
-     * more than such a table's capacity they collide in long probe chains,
-     * and on TPC-C 3x64 that step alone took 6 of an 8 s first solve.
-     * Configuring on the empty formula skips it: the kernel installs the
-     * same theories either way (the arithmetic one as the parameters say),
-     * so only the time changes. */
-    if (Z3_solver_check(e->z, e->s) != Z3_L_TRUE)
+    e->st.preprocessed = true;
+    if (!start_solver(e, false))
         return enc_z3_ok(e, err, "configuring the solver") &&
                ip_fail(err, "encode: the empty formula is not satisfiable");
-    return enc_z3_ok(e, err, "configuring the solver");
+    return true;
 }
 
 /* After a generation phase: did a loop stop early? */

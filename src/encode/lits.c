@@ -5,12 +5,29 @@
 bool lit_is_true(const ip_encoder *e, Z3_ast a) { return a == e->t; }
 bool lit_is_false(const ip_encoder *e, Z3_ast a) { return !a || a == e->f; }
 
+/* The operator of term a (Z3_OP_UNINTERPRETED for a variable). */
+static Z3_decl_kind op_of(const ip_encoder *e, Z3_ast a)
+{
+    if (Z3_get_ast_kind(e->z, a) != Z3_APP_AST)
+        return Z3_OP_UNINTERPRETED;
+    return Z3_get_decl_kind(e->z, Z3_get_app_decl(e->z, Z3_to_app(e->z, a)));
+}
+
+static Z3_ast arg_of(const ip_encoder *e, Z3_ast a, uint32_t i)
+{
+    return Z3_get_app_arg(e->z, Z3_to_app(e->z, a), i);
+}
+
+/* Z3 does not simplify what it is given (encoder.c, "preprocessing"), so
+ * a double negation is folded here. */
 Z3_ast lit_not(ip_encoder *e, Z3_ast a)
 {
     if (lit_is_true(e, a))
         return e->f;
     if (lit_is_false(e, a))
         return e->t;
+    if (op_of(e, a) == Z3_OP_NOT)
+        return arg_of(e, a, 0);
     return Z3_mk_not(e->z, a);
 }
 
@@ -85,13 +102,19 @@ Z3_ast lit_int(ip_encoder *e)
     return Z3_mk_const(e->z, next_symbol(e), Z3_mk_int_sort(e->z));
 }
 
+/* Built as a - b <= -1: the only form of an atom Z3's difference-logic
+ * solver takes in without the preprocessing that would rewrite a < b into
+ * it (encoder.c); the LP solver takes it too. */
 Z3_ast lit_lt(ip_encoder *e, Z3_ast a, Z3_ast b)
 {
     if (!b)
         return e->f;
     if (!a)
         return e->t;
-    return Z3_mk_lt(e->z, a, b);
+    Z3_sort is = Z3_mk_int_sort(e->z);
+    Z3_ast minus_b[2] = { Z3_mk_int(e->z, -1, is), b };
+    Z3_ast diff[2] = { a, Z3_mk_mul(e->z, 2, minus_b) };
+    return Z3_mk_le(e->z, Z3_mk_add(e->z, 2, diff), Z3_mk_int(e->z, -1, is));
 }
 
 void enc_assert(ip_encoder *e, Z3_ast a)
@@ -102,9 +125,56 @@ void enc_assert(ip_encoder *e, Z3_ast a)
     e->st.literals += 1;
 }
 
+/* The literals a clause's disjunct a stands for, appended to out[*k..]:
+ * an or-term's disjuncts and a negated and-term's negated conjuncts,
+ * recursively, else a itself.  Without Z3's preprocessing (encoder.c) a
+ * junction inside a clause would be a Boolean of its own, with clauses
+ * defining it, that the search decides like any other.  False when more
+ * than `cap` would be needed. */
+static bool spread(ip_encoder *e, Z3_ast a, Z3_ast *out, uint32_t cap,
+                   uint32_t *k)
+{
+    Z3_decl_kind op = op_of(e, a);
+    bool negated = false;
+    Z3_ast j = a;
+    if (op == Z3_OP_NOT) {
+        j = arg_of(e, a, 0);
+        negated = op_of(e, j) == Z3_OP_AND;
+    }
+    if (op == Z3_OP_OR || negated) {
+        unsigned n = Z3_get_app_num_args(e->z, Z3_to_app(e->z, j));
+        for (unsigned i = 0; i < n; i++) {
+            Z3_ast x = arg_of(e, j, i);
+            if (!spread(e, negated ? lit_not(e, x) : x, out, cap, k))
+                return false;
+        }
+        return true;
+    }
+    if (*k == cap)
+        return false;
+    out[(*k)++] = a;
+    return true;
+}
+
+/* The most literals one clause is spread into; a wider one is asserted
+ * as given. */
+enum { CLAUSE_MAX = 64 };
+
 void enc_clause(ip_encoder *e, Z3_ast *lits, uint32_t n)
 {
-    uint32_t k = 0;
+    Z3_ast flat[CLAUSE_MAX];
+    uint32_t nf = 0, k = 0;
+    bool spread_all = true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (lit_is_true(e, lits[i]))
+            return;
+        if (spread_all && !lit_is_false(e, lits[i]))
+            spread_all = spread(e, lits[i], flat, CLAUSE_MAX, &nf);
+    }
+    if (spread_all) {
+        lits = flat;
+        n = nf;
+    }
     for (uint32_t i = 0; i < n; i++) {
         if (lit_is_true(e, lits[i]))
             return;
