@@ -44,7 +44,7 @@ Z3_ast lit_or2(ip_encoder *e, Z3_ast a, Z3_ast b)
 }
 
 /* The literals one junction term takes at most (the callers pass 2-8). */
-enum { JUNCTION_MAX = 8 };
+enum { JUNCTION_MAX = 8, JUNCTION_FLAT_MAX = 32 };
 
 /* AND (is_and) or OR of n literals: the dominating constant wins, the
  * neutral one is dropped.  More than JUNCTION_MAX are joined a block at a
@@ -71,7 +71,22 @@ static Z3_ast junction(ip_encoder *e, Z3_ast *a, uint32_t n, bool is_and)
         return neutral;
     if (k == 1)
         return keep[0];
-    return is_and ? Z3_mk_and(e->z, k, keep) : Z3_mk_or(e->z, k, keep);
+    /* a junction of the same kind among them is spliced in (Z3 would
+     * otherwise give it a Boolean of its own: encoder.c) */
+    Z3_ast flat[JUNCTION_FLAT_MAX];
+    uint32_t nf = 0;
+    Z3_decl_kind same = is_and ? Z3_OP_AND : Z3_OP_OR;
+    for (uint32_t i = 0; i < k; i++) {
+        unsigned m = op_of(e, keep[i]) == same
+                         ? Z3_get_app_num_args(e->z, Z3_to_app(e->z, keep[i]))
+                         : 0;
+        if (m && nf + m + (k - i - 1) <= JUNCTION_FLAT_MAX)
+            for (unsigned j = 0; j < m; j++)
+                flat[nf++] = arg_of(e, keep[i], j);
+        else
+            flat[nf++] = keep[i];
+    }
+    return is_and ? Z3_mk_and(e->z, nf, flat) : Z3_mk_or(e->z, nf, flat);
 }
 
 Z3_ast lit_and(ip_encoder *e, Z3_ast *a, uint32_t n)

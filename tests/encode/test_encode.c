@@ -986,7 +986,7 @@ static const step BLIND[] = {
 
 /* Requiring the cycle loses no unserializable change set, on every
  * microbenchmark, TURNS and BLIND under four configurations, and it
- * spares refutations (a model whose changed reads close no cycle is
+ * spares most refutations (a model whose changed reads close no cycle is
  * serializable and is never proposed) - but not all: BLIND's needs one. */
 static void test_require_cycle(void)
 {
@@ -1013,7 +1013,10 @@ static void test_require_cycle(void)
                 free(a[i]);
             for (uint32_t i = 0; i < nb; i++)
                 free(b[i]);
-            CU_ASSERT(rb <= ra);
+            /* not per configuration: which serial orders get refuted
+             * depends on the models the solver proposes first
+             * (simple_causal_2s4t.txt in the second configuration took 4
+             * with the cycle against 3 without) */
             without += ra;
             with += rb;
             if (f == n_files + 1)
@@ -1021,7 +1024,7 @@ static void test_require_cycle(void)
         }
         ip_trace_free(t);
     }
-    CU_ASSERT(with < without);
+    CU_ASSERT(4 * with < without);
     CU_ASSERT(blind >= 1);
     if (getenv("ENC_STATS"))
         fprintf(stderr, "require_cycle: %u refuted orders without, %u with "
