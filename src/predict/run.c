@@ -88,10 +88,13 @@ static ip_predict_result exhaustive(run_state *rs, ip_search_round *out)
                   .accept = keep_exhaustive, .ctx = rs,
                   .cover = rs->opts->triage != NULL, .stats = &st,
                   .err = rs->err};
+    /* One formula per run: Z3's preprocessing costs it once (windows skip
+     * it, having thousands: encoder.c), and it keeps the first answers
+     * the exhaustive search has always given (the README's example). */
     pb.eo = (ip_encode_opts){.model = rs->opts->model,
                              .boundary = rs->opts->boundary,
                              .encoding = rs->opts->encoding,
-                             .lazy_weak = si_lazy(rs)};
+                             .lazy_weak = si_lazy(rs), .z3_preprocess = true};
     memset(out, 0, sizeof *out);
     out->windows = 1;
     ip_predict_result r = solve_problem(&pb);
