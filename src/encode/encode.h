@@ -126,7 +126,8 @@ typedef struct ip_encode_opts {
      * tests that compare the two. */
     bool lp_arith;
     /* Let Z3 preprocess the formula at each check, as it does by default
-     * (encoder.c explains why it is off); for tests that compare. */
+     * (encoder.c explains why it is off): for a formula built once per
+     * run (the exhaustive search), and for tests that compare. */
     bool z3_preprocess;
     /* Read every model twice, off the solver's trail (how models are
      * read: trail.c) and through a Z3 model, and fail the solve when the

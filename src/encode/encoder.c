@@ -136,7 +136,7 @@ static void base_params(const ip_encoder *e, Z3_params p)
 
 /* Z3's SMT kernel rewrites every assertion at the first check after it
  * (propagating values, normal forms, flattening): on smallbank 100x1000
- * triage, a quarter of the whole run, and four fifths of the first checks
+ * triage, a quarter of the whole run and most of each first check
  * (bench/predict/RESULTS.md, session nineteen).  Our formulas need none
  * of it: they are clauses over literals already, with arithmetic atoms
  * in the difference-logic form (lits.c).  Z3 4.8.12 skips it under the
@@ -191,9 +191,10 @@ static bool configure_solver(ip_encoder *e, ip_error *err)
     uint32_t vars = int_vars(e);
     e->st.dense_dl = !e->opts.lp_arith && vars > 0 &&
                      vars <= DENSE_DL_MAX_VARS;
-    if (without_preprocessing(e) && start_solver(e, true))
+    bool skip = without_preprocessing(e);
+    if (skip && start_solver(e, true))
         return true;
-    if (without_preprocessing(e)) {
+    if (skip) {                       /* another Z3: a plain solver again */
         Z3_solver_dec_ref(e->z, e->s);
         e->s = Z3_mk_simple_solver(e->z);
         if (!e->s)
