@@ -21,6 +21,38 @@ uint32_t local_writer_before(const window_view *v, uint32_t key)
     return best;
 }
 
+uint32_t local_sub_txn(const window_view *v, uint32_t x)
+{
+    if (x == IP_INIT_TXN)
+        return v->first == 1 ? IP_INIT_TXN : IP_NONE;
+    uint32_t n = v->sub->n_txns, i = ip_lower_bound(v->sub_txn, 1, n, x);
+    return i < n && v->sub_txn[i] == x ? i : IP_NONE;
+}
+
+/* Does txn 0 of the window name one writer per key?  (local.h) */
+static bool folds_one_writer(const window_view *v)
+{
+    return v->first == 1 || v->rs->serial_order;
+}
+
+uint32_t local_observed_writer(const window_view *v, uint32_t r, uint32_t b)
+{
+    if (b != IP_INIT_TXN)
+        return v->sub_txn[b];
+    if (!folds_one_writer(v))
+        return IP_NONE;
+    return local_writer_before(v, v->rs->obs->events[r].key);
+}
+
+uint32_t local_window_writer(const window_view *v, uint32_t r, uint32_t x)
+{
+    uint32_t b = local_sub_txn(v, x);
+    if (b != IP_NONE || !folds_one_writer(v))
+        return b;
+    return local_writer_before(v, v->rs->obs->events[r].key) == x
+               ? IP_INIT_TXN : IP_NONE;
+}
+
 /* The last committed transaction of x's session before the window (txn 0
  * when none). */
 static uint32_t session_before(const window_view *v, uint32_t x)

@@ -58,6 +58,26 @@ typedef struct window_view {
  * observed txn id (txn 0 when none). */
 uint32_t local_writer_before(const window_view *v, uint32_t key);
 
+/* Covers shared between windows (window.c, covered.h) name writers by
+ * observed ids.  The state a window folds into its txn 0 is, key by key,
+ * the key's last writer before the window when the observed order is
+ * serial (rs->serial_order: a window read whose writer lies before the
+ * window then reads exactly that one; the lifts below read txn 0 so
+ * too).  Without a serial order txn 0 names no one writer. */
+
+/* The window's txn of observed txn x, or IP_NONE. */
+uint32_t local_sub_txn(const window_view *v, uint32_t x);
+
+/* The observed txn that window txn b stands for as the writer of
+ * observed read event r; IP_NONE when none can be named (txn 0 of a
+ * window after the first, without a serial order). */
+uint32_t local_observed_writer(const window_view *v, uint32_t r, uint32_t b);
+
+/* The window's txn standing for observed writer x of observed read event
+ * r: x's own, or txn 0 when x is the state the window folds for r's key;
+ * IP_NONE when neither. */
+uint32_t local_window_writer(const window_view *v, uint32_t r, uint32_t x);
+
 bool local_make(window_local *l, const window_view *v, ip_error *err);
 void local_free(window_local *l);
 

@@ -543,36 +543,27 @@ static accept_result window_accept(void *ctx, ip_prediction *p)
 
 /* ---- covers shared between windows (covered.h) ------------------------ */
 
-/* problem.share: publish a new instance's cover over observed ids.  A
- * writer that is txn 0 stands for the state folded before the window,
- * which names no observed writer: such a cover stays the window's own. */
+/* problem.share: publish a new instance's cover over observed ids. */
 static bool share_cover(void *ctx, const ip_fact *f, uint32_t n,
                         ip_error *err)
 {
     window *w = ctx;
+    window_view v = view_of(w);
     covered_fact *o = malloc(((size_t)n + 1) * sizeof *o);
     if (!o)
         return ip_oom(err, "prediction: out of memory");
     bool stated = true;
     for (uint32_t i = 0; i < n && stated; i++) {
         uint32_t r = observed_event(w->rs, w->sub, w->sub_txn, f[i].a);
-        stated = f[i].kind == IP_FACT_READS && r != IP_NONE &&
-                 (f[i].b != IP_INIT_TXN || w->first == 1);
-        o[i] = (covered_fact){.read = r, .writer = w->sub_txn[f[i].b]};
+        uint32_t x = f[i].kind == IP_FACT_READS && r != IP_NONE
+                         ? local_observed_writer(&v, r, f[i].b) : IP_NONE;
+        o[i] = (covered_fact){.read = r, .writer = x};
+        stated = x != IP_NONE;
     }
     bool ok = !stated || covered_add(w->shared, w->index, o, n) ||
               ip_oom(err, "prediction: out of memory");
     free(o);
     return ok;
-}
-
-/* The window's txn of observed txn x, or IP_NONE (sub_txn ascends). */
-static uint32_t sub_txn_of(const window *w, uint32_t x)
-{
-    if (x == IP_INIT_TXN)
-        return w->first == 1 ? IP_INIT_TXN : IP_NONE;
-    uint32_t n = w->sub->n_txns, i = ip_lower_bound(w->sub_txn, 1, n, x);
-    return i < n && w->sub_txn[i] == x ? i : IP_NONE;
 }
 
 /* Fact f over observed ids as a READS fact of the window's trace; false
@@ -583,9 +574,12 @@ static bool window_fact(const window *w, const covered_fact *f, ip_fact *out)
     uint32_t op = obs->events[f->read].op;
     if (op == IP_NONE)
         return false;
-    uint32_t ox = obs->ops[op].txn, x = sub_txn_of(w, ox);
-    uint32_t b = sub_txn_of(w, f->writer);
-    if (x == IP_NONE || x == IP_INIT_TXN || b == IP_NONE)
+    window_view v = view_of(w);
+    uint32_t ox = obs->ops[op].txn, x = local_sub_txn(&v, ox);
+    if (x == IP_NONE || x == IP_INIT_TXN)
+        return false;
+    uint32_t b = local_window_writer(&v, f->read, f->writer);
+    if (b == IP_NONE)
         return false;
     uint32_t e = w->ev_of_op[sub->txns[x].op_first +
                              (op - obs->txns[ox].op_first)];

@@ -13,6 +13,7 @@
 #include "confirm.h"
 #include "covered.h"
 #include "learned.h"
+#include "local.h"
 #include "report.h"
 
 #include <cjson/cJSON.h>
@@ -716,6 +717,105 @@ static void test_covered_list(void)
     covered_free(cv);
 }
 
+/* ---- the folded state named by observed ids (local.h) ----------------- */
+
+static uint32_t txn_named(const ip_trace *t, const char *name)
+{
+    for (uint32_t x = 0; x < t->n_txns; x++)
+        if (!strcmp(ip_txn_name(t, x), name))
+            return x;
+    return IP_NONE;
+}
+
+static uint32_t read_of(const ip_trace *t, const char *txn, const char *key)
+{
+    const ip_txn *x = &t->txns[txn_named(t, txn)];
+    for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
+        if (t->events[e].kind == IP_READ &&
+            !strcmp(ip_key_name(t, t->events[e].key), key))
+            return e;
+    return IP_NONE;
+}
+
+/* The window of positions [first, end) of rs's order. */
+static window_view view_over(run_state *rs, uint32_t **sub_txn,
+                             uint32_t first, uint32_t end)
+{
+    const ip_trace *t = rs->obs;
+    uint8_t *keep = calloc(t->n_txns + 1, 1);
+    for (uint32_t i = first; i < end; i++)
+        keep[rs->order[i - 1]] = 1;
+    ip_error err = {0};
+    ip_trace *sub = ip_trace_slice_with(t, keep, IP_SLICE_NO_TRACE_EXTRA,
+                                        sub_txn, &err);
+    free(keep);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sub);
+    return (window_view){.rs = rs, .sub = sub, .sub_txn = *sub_txn,
+                         .first = first, .end = end};
+}
+
+static void view_free(window_view *v, uint32_t *sub_txn)
+{
+    ip_trace_free((ip_trace *)v->sub);
+    free(sub_txn);
+}
+
+/* A cover fact reading from a window's txn 0 names the key's last writer
+ * before the window, and another window states it as its own txn 0 only
+ * when that writer is its own last one before it too (t0 writes y; a and
+ * b do not; c and d update y in turn). */
+static void test_folded_writers(void)
+{
+    ip_trace *t = parse_json(
+        "{\"isopredict_trace\":1,\"sessions\":["
+        "{\"id\":\"s0\",\"transactions\":[{\"id\":\"t0\",\"ops\":["
+        "{\"op\":\"write\",\"key\":\"y\",\"value\":1}]}]},"
+        "{\"id\":\"s1\",\"transactions\":[{\"id\":\"a\",\"ops\":["
+        "{\"op\":\"write\",\"key\":\"p\",\"value\":1}]}]},"
+        "{\"id\":\"s2\",\"transactions\":[{\"id\":\"b\",\"ops\":["
+        "{\"op\":\"write\",\"key\":\"q\",\"value\":1}]}]},"
+        "{\"id\":\"s3\",\"transactions\":[{\"id\":\"c\",\"ops\":["
+        "{\"op\":\"read\",\"key\":\"y\",\"from\":\"t0\",\"value\":1},"
+        "{\"op\":\"write\",\"key\":\"y\",\"value\":2}]}]},"
+        "{\"id\":\"s4\",\"transactions\":[{\"id\":\"d\",\"ops\":["
+        "{\"op\":\"read\",\"key\":\"y\",\"from\":\"c\",\"value\":2},"
+        "{\"op\":\"write\",\"key\":\"y\",\"value\":3}]}]}]}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    static const char *const names[] = {"t0", "a", "b", "c", "d"};
+    uint32_t order[5], pos[6] = {0};
+    for (uint32_t i = 0; i < 5; i++) {
+        order[i] = txn_named(t, names[i]);
+        pos[order[i]] = i + 1;
+    }
+    run_state rs = {.obs = t, .pos = pos, .order = order, .n_order = 5,
+                    .has_order = true, .serial_order = true};
+    uint32_t rd = read_of(t, "d", "y"), t0 = txn_named(t, "t0"),
+             c = txn_named(t, "c");
+    uint32_t *m1, *m2, *m3;
+    window_view w1 = view_over(&rs, &m1, 2, 6);   /* a b c d */
+    window_view w2 = view_over(&rs, &m2, 4, 6);   /* c d */
+    /* d reads y from txn 0 in w1: t0's version */
+    CU_ASSERT_EQUAL(local_observed_writer(&w1, rd, IP_INIT_TXN), t0);
+    CU_ASSERT_EQUAL(local_observed_writer(&w1, rd, local_sub_txn(&w1, c)), c);
+    /* w2 folds t0 too (a and b write no y): its txn 0 */
+    CU_ASSERT_EQUAL(local_window_writer(&w2, rd, t0), IP_INIT_TXN);
+    CU_ASSERT_EQUAL(local_window_writer(&w2, rd, c), local_sub_txn(&w2, c));
+    /* a window that has c folded: t0 is no writer it can name */
+    window_view w3 = view_over(&rs, &m3, 5, 6);
+    CU_ASSERT_EQUAL(local_window_writer(&w3, rd, t0), IP_NONE);
+    CU_ASSERT_EQUAL(local_window_writer(&w3, rd, c), IP_INIT_TXN);
+    CU_ASSERT_EQUAL(local_observed_writer(&w3, rd, IP_INIT_TXN), c);
+    /* without a serial order txn 0 names no one writer */
+    rs.serial_order = false;
+    CU_ASSERT_EQUAL(local_observed_writer(&w1, rd, IP_INIT_TXN), IP_NONE);
+    CU_ASSERT_EQUAL(local_window_writer(&w2, rd, t0), IP_NONE);
+    CU_ASSERT_EQUAL(local_window_writer(&w2, rd, c), local_sub_txn(&w2, c));
+    view_free(&w3, m3);
+    view_free(&w2, m2);
+    view_free(&w1, m1);
+    ip_trace_free(t);
+}
+
 /* Overlapping windows find the same instances; with shared covers a
  * window forbids what the windows before it found (one job: in order), so
  * the four runs together make fewer solver calls, and every window is
@@ -973,6 +1073,8 @@ void add_triage_suite(void)
                 test_against_enumeration);
     CU_add_test(s, "the shared list of covers", test_covered_list);
     CU_add_test(s, "windows share their covers", test_shared_covers);
+    CU_add_test(s, "a window's folded state names its writers",
+                test_folded_writers);
     CU_add_test(s, "a later pass replays what a window learned",
                 test_learned_replay);
     CU_add_test(s, "where the search's time went", test_search_time);
