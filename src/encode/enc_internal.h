@@ -53,6 +53,8 @@ typedef struct enc_trail {
     uint8_t *val;
     uint32_t reads, missed;   /* trails read; of them, missing a literal */
     bool off;                 /* models are read through Z3_model_eval */
+    uint8_t *held;            /* AST id -> 1: a trail entry kept alive */
+    unsigned cap_held;
 } enc_trail;
 
 struct ip_encoder {

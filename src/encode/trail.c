@@ -26,6 +26,7 @@ void enc_trail_free(enc_trail *tr)
     free(tr->code);
     free(tr->stamp);
     free(tr->val);
+    free(tr->held);
     *tr = (enc_trail){0};
 }
 
@@ -117,6 +118,40 @@ static void note(enc_trail *tr, unsigned id)
     }
 }
 
+/* The trail names a false literal x by the node (not x), which Z3 makes
+ * when the trail is asked for and deletes with the vector unless
+ * something else holds it: making and deleting those nodes was over half
+ * of reading a trail (TPC-C windows: about 2 ms a solve, a tenth of a
+ * triage run).  So each entry is held once it is seen - Z3_mk_not of
+ * its argument returns the very node, and in this context (not
+ * reference-counted) whatever the API returns lives as long as the
+ * context - and later trails find their nodes made.  What is held is one
+ * node per literal of the formula, once.  False when out of memory. */
+static bool hold(ip_encoder *e, enc_trail *tr, Z3_ast a, unsigned id)
+{
+    if (id < tr->cap_held && tr->held[id])
+        return true;
+    if (id >= tr->cap_held) {
+        unsigned cap = tr->cap_held ? tr->cap_held : 1024;
+        while (cap <= id)
+            cap *= 2;
+        uint8_t *more = realloc(tr->held, cap);
+        if (!more)
+            return false;
+        memset(more + tr->cap_held, 0, cap - tr->cap_held);
+        tr->held = more;
+        tr->cap_held = cap;
+    }
+    tr->held[id] = 1;
+    Z3_context z = e->z;
+    if (Z3_get_ast_kind(z, a) == Z3_APP_AST) {
+        Z3_app app = Z3_to_app(z, a);
+        if (Z3_get_decl_kind(z, Z3_get_app_decl(z, app)) == Z3_OP_NOT)
+            Z3_mk_not(z, Z3_get_app_arg(z, app, 0));
+    }
+    return true;
+}
+
 bool enc_trail_read(ip_encoder *e)
 {
     enc_trail *tr = &e->trail;
@@ -136,9 +171,16 @@ bool enc_trail_read(ip_encoder *e)
         tr->epoch = 1;
     }
     unsigned n = Z3_ast_vector_size(e->z, v);
-    for (unsigned i = 0; i < n; i++)
-        note(tr, Z3_get_ast_id(e->z, Z3_ast_vector_get(e->z, v, i)));
+    bool held = true;
+    for (unsigned i = 0; i < n; i++) {
+        Z3_ast a = Z3_ast_vector_get(e->z, v, i);
+        unsigned id = Z3_get_ast_id(e->z, a);
+        note(tr, id);
+        held = held && hold(e, tr, a, id);
+    }
     Z3_ast_vector_dec_ref(e->z, v);
+    if (!held)                /* reading stays right, only slower */
+        tr->off = true;
     return Z3_get_error_code(e->z) == Z3_OK;
 }
 

@@ -816,6 +816,58 @@ static void test_folded_writers(void)
     ip_trace_free(t);
 }
 
+/* The last writer before a window of a key written more than local.c's
+ * FEW_WRITERS times, found by walking the order back: a chain of 80
+ * read-modify-writes of h (each its own session), and of c every tenth. */
+static void test_writer_before_hot_key(void)
+{
+    char *json = malloc(80 * 300 + 200), *p = json;
+    p += sprintf(p, "{\"isopredict_trace\":1,\"sessions\":[");
+    for (int i = 0; i < 80; i++) {
+        char from[8] = "init";
+        if (i)
+            snprintf(from, sizeof from, "t%d", i - 1);
+        p += sprintf(p, "%s{\"id\":\"s%d\",\"transactions\":[{\"id\":"
+                     "\"t%d\",\"ops\":[{\"op\":\"read\",\"key\":\"h\","
+                     "\"from\":\"%s\",\"value\":%d},{\"op\":\"write\","
+                     "\"key\":\"h\",\"value\":%d}",
+                     i ? "," : "", i, i, from, i, i + 1);
+        if (i % 10 == 5)
+            p += sprintf(p, ",{\"op\":\"write\",\"key\":\"c\","
+                         "\"value\":%d}", i);
+        p += sprintf(p, "]}]}");
+    }
+    sprintf(p, "]}");
+    ip_trace *t = parse_json(json);
+    free(json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    uint32_t order[80], pos[81] = {0};
+    for (uint32_t i = 0; i < 80; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "t%u", i);
+        order[i] = txn_named(t, name);
+        pos[order[i]] = i + 1;
+    }
+    run_state rs = {.obs = t, .pos = pos, .order = order, .n_order = 80,
+                    .has_order = true, .serial_order = true};
+    uint32_t h = t->events[read_of(t, "t3", "h")].key, c = IP_NONE;
+    for (uint32_t k = 0; k < t->n_keys; k++)
+        if (!strcmp(ip_key_name(t, k), "c"))
+            c = k;
+    CU_ASSERT_FATAL(c != IP_NONE);
+    for (uint32_t first = 1; first <= 80; first += 7) {
+        window_view v = {.rs = &rs, .first = first, .end = first + 1};
+        CU_ASSERT_EQUAL(local_writer_before(&v, h),
+                        first == 1 ? IP_INIT_TXN : order[first - 2]);
+        uint32_t lc = IP_INIT_TXN;    /* the last t(10j + 5) before it */
+        for (uint32_t i = 0; i + 1 < first; i++)
+            if (i % 10 == 5)
+                lc = order[i];
+        CU_ASSERT_EQUAL(local_writer_before(&v, c), lc);
+    }
+    ip_trace_free(t);
+}
+
 /* Overlapping windows find the same instances; with shared covers a
  * window forbids what the windows before it found (one job: in order), so
  * the four runs together make fewer solver calls, and every window is
@@ -1075,6 +1127,8 @@ void add_triage_suite(void)
     CU_add_test(s, "windows share their covers", test_shared_covers);
     CU_add_test(s, "a window's folded state names its writers",
                 test_folded_writers);
+    CU_add_test(s, "the last writer before a window of a hot key",
+                test_writer_before_hot_key);
     CU_add_test(s, "a later pass replays what a window learned",
                 test_learned_replay);
     CU_add_test(s, "where the search's time went", test_search_time);
