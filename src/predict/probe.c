@@ -25,6 +25,10 @@ struct probe_set {
                                  probe by probe */
     uint8_t *out;             /* the current probe's txns beyond boundaries */
     uint8_t *drop;            /* ... and those its history drops */
+    uint8_t *need;            /* tight boundaries: what the cycle needs */
+    uint32_t *path;           /* ... its transactions, then a stack */
+    probe_change *repair;     /* ... reads of boundaries moved, to put back */
+    uint32_t n_repair, cap_repair;
     /* probe_next: read event next_e, its writers w[0..n_w) (loaded), the
      * next of them to try */
     uint32_t next_e, next_w, n_w, cap;
@@ -50,6 +54,8 @@ probe_set *probe_set_new(const ip_trace *t, const uint32_t *order, uint32_t n)
     ps->t = t;
     if (!(ps->out = malloc((size_t)t->n_txns + 1)) ||
         !(ps->drop = malloc((size_t)t->n_txns + 1)) ||
+        !(ps->need = malloc((size_t)t->n_txns + 1)) ||
+        !(ps->path = malloc(((size_t)t->n_txns + 1) * sizeof *ps->path)) ||
         !dep_graph_build(&ps->g, t, order, n) ||
         !ip_assignment_observed(t, &ps->a)) {
         probe_set_free(ps);
@@ -66,6 +72,9 @@ void probe_set_free(probe_set *ps)
     ip_assignment_free(&ps->a);
     free(ps->out);
     free(ps->drop);
+    free(ps->need);
+    free(ps->path);
+    free(ps->repair);
     free(ps->w);
     free(ps->w2);
     free(ps->failed);
@@ -144,6 +153,144 @@ static bool set_boundaries(const ip_trace *t, ip_assignment *a, uint8_t *out,
     return true;
 }
 
+/* ---- tight boundaries ------------------------------------------------- */
+
+/* The boundaries above keep as much as they can, and fail where that
+ * keeps too much: a session whose first transaction reads past a boundary
+ * cannot be cut before it, or a cut's boundary drops what the cycle needs
+ * (whatever happens after a boundary transaction goes).  On TPC-C rc
+ * windows those were three in four of the instances only the solver then
+ * found, each a solver call, all with one changed read on the class
+ * cycle (bench/predict/RESULTS.md, "Tight probes").  Tight boundaries
+ * keep what a cycle of the change needs and drop the rest: every session
+ * stops at its first transaction with a read after what the cycle needs
+ * of it.  Nothing the cycle needs happens after such a boundary, since
+ * what it needs is closed under so and wr.  A boundary that reads a
+ * writer past another boundary reads that key's last writer the history
+ * keeps instead (a boundary's reads may change: SEMANTICS.md); its
+ * history is usually dropped anyway, as its writer happens after a
+ * boundary too.  Only stale reads (a new writer before the reader in the
+ * order) are made so: a newer writer's cycle runs through what happens
+ * after the reader, which its boundary drops. */
+
+static bool in_boundary(const ip_trace *t, const ip_assignment *a, uint32_t x)
+{
+    if (x == IP_INIT_TXN)
+        return true;
+    uint32_t b = a->boundary[t->txns[x].session];
+    return ip_committed(t, x) && (b == IP_NONE || x <= b);
+}
+
+/* Mark x needed and push it on ps->path at *top. */
+static void need_txn(probe_set *ps, uint32_t x, uint32_t *top)
+{
+    if (x != IP_INIT_TXN && x != IP_NONE && !ps->need[x]) {
+        ps->need[x] = 1;
+        ps->path[(*top)++] = x;
+    }
+}
+
+/* need[]: the m transactions of ps->path and all that precede them in so
+ * or that they read from (ps->a's writers). */
+static void need_closure(probe_set *ps, uint32_t m)
+{
+    const ip_trace *t = ps->t;
+    memset(ps->need, 0, t->n_txns);
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < m; i++)
+        need_txn(ps, ps->path[i], &top);
+    while (top > 0) {
+        uint32_t x = ps->path[--top];
+        const ip_txn *tx = &t->txns[x];
+        if (x > t->sessions[tx->session].txn_first)
+            need_txn(ps, x - 1, &top);
+        for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++)
+            if (t->events[e].kind == IP_READ)
+                need_txn(ps, ps->a.writer[e], &top);
+    }
+}
+
+/* Session s's boundary: its first committed transaction with a read after
+ * the last one needed (IP_NONE: it runs to its end). */
+static uint32_t tight_boundary(const probe_set *ps, uint32_t s)
+{
+    const ip_trace *t = ps->t;
+    const ip_session *se = &t->sessions[s];
+    uint32_t x = se->txn_first + se->txn_count;
+    while (x > se->txn_first && !ps->need[x - 1])
+        x--;
+    for (; x < se->txn_first + se->txn_count; x++)
+        if (ip_committed(t, x) && ip_txn_has_read(t, x))
+            return x;
+    return IP_NONE;
+}
+
+/* Read e of boundary b reads from a writer past a boundary: move it to
+ * the last writer of its key before that one, by place, that the
+ * boundaries keep (not b).  False when out of memory or none. */
+static bool repair_read(probe_set *ps, uint32_t b, uint32_t e)
+{
+    const ip_trace *t = ps->t;
+    const dep_graph *g = &ps->g;
+    uint32_t k = t->events[e].key, w = ps->a.writer[e], to = IP_NONE;
+    for (uint32_t i = g->kw_first[k]; i < g->kw_first[k + 1]; i++) {
+        uint32_t y = g->kw[i];
+        if (g->pos[y] >= g->pos[w])
+            break;
+        if (y != b && in_boundary(t, &ps->a, y))
+            to = y;
+    }
+    if (to == IP_NONE)
+        return false;
+    if (ps->n_repair == ps->cap_repair) {
+        uint32_t cap = ps->cap_repair ? 2 * ps->cap_repair : 16;
+        probe_change *more = realloc(ps->repair, cap * sizeof *more);
+        if (!more)
+            return false;
+        ps->repair = more;
+        ps->cap_repair = cap;
+    }
+    ps->repair[ps->n_repair++] = (probe_change){e, w};
+    ps->a.writer[e] = to;
+    return true;
+}
+
+/* ps->a (changes c[0..n) applied) with tight boundaries; false when they
+ * cannot be had (ps->a's boundaries are then to be reset by the caller,
+ * its repairs put back). */
+static bool set_tight(probe_set *ps, const probe_change *c, uint32_t n)
+{
+    const ip_trace *t = ps->t;
+    const dep_graph *g = &ps->g;
+    uint32_t x = t->events[c[0].read].txn, s = t->txns[x].session;
+    for (uint32_t i = 0; i < n; i++)
+        if (g->pos[c[i].writer] == IP_NONE ||
+            g->pos[c[i].writer] >= g->pos[x])
+            return false;                 /* stale reads only */
+    uint32_t m = dep_graph_cycle_txns(&ps->g, c, n, ps->path);
+    if (m == 0)
+        return false;
+    need_closure(ps, m);
+    const ip_session *sx = &t->sessions[s];
+    for (uint32_t y = x + 1; y < sx->txn_first + sx->txn_count; y++)
+        if (ps->need[y])
+            return false;
+    for (uint32_t u = 0; u < t->n_sessions; u++)
+        ps->a.boundary[u] = u == s ? x : tight_boundary(ps, u);
+    for (uint32_t u = 0; u < t->n_sessions; u++) {
+        uint32_t b = ps->a.boundary[u];
+        if (b == IP_NONE || u == s)
+            continue;
+        const ip_txn *tb = &t->txns[b];
+        for (uint32_t e = tb->ev_first; e < tb->ev_first + tb->ev_count; e++)
+            if (t->events[e].kind == IP_READ &&
+                !in_boundary(t, &ps->a, ps->a.writer[e]) &&
+                !repair_read(ps, b, e))
+                return false;
+    }
+    return true;
+}
+
 /* ---- one probe -------------------------------------------------------- */
 
 /* The transactions the current probe's history drops (its boundaries
@@ -174,6 +321,12 @@ probe_verdict probe_make(probe_set *ps, ip_level model, const probe_change *c,
         v = dep_graph_fit(&ps->g, model, c, n, ps->out, cut);
     if (v == PROBE_TRY)       /* the cycle may pass what the history drops */
         v = dep_graph_cycle(&ps->g, c, n, dropped(ps, c, n));
+    if ((v == PROBE_UNFIT || v == PROBE_CUT_NO_CYCLE) && n == 1 && !any) {
+        for (uint32_t s = 0; s < t->n_sessions; s++)
+            ps->a.boundary[s] = IP_NONE;
+        if (set_tight(ps, c, n))
+            v = PROBE_TRY;
+    }
     if (v != PROBE_UNFIT && (v == PROBE_TRY || any) &&
         !ip_assignment_copy(t, &ps->a, out)) {
         *oom = true;
@@ -181,6 +334,10 @@ probe_verdict probe_make(probe_set *ps, ip_level model, const probe_change *c,
     }
     for (uint32_t s = 0; s < t->n_sessions; s++)
         ps->a.boundary[s] = IP_NONE;
+    while (ps->n_repair > 0) {
+        const probe_change *r = &ps->repair[--ps->n_repair];
+        ps->a.writer[r->read] = r->writer;
+    }
     for (uint32_t i = 0; i < n; i++)
         ps->a.writer[c[i].read] = t->events[c[i].read].writer;
     return v;
@@ -251,6 +408,11 @@ static bool note_failed(probe_set *ps, probe_change c)
 bool probe_failed(probe_set *ps)
 {
     return note_failed(ps, ps->last);
+}
+
+probe_change probe_last(const probe_set *ps)
+{
+    return ps->last;
 }
 
 bool probe_next(probe_set *ps, const ip_encoder *enc, ip_level model,

@@ -54,6 +54,14 @@ bool probe_next(probe_set *ps, const ip_encoder *enc, ip_level model,
  * pairs.  False when out of memory. */
 bool probe_failed(probe_set *ps);
 
+/* The change of the single probe probe_next gave last.  Its assignment
+ * may change other reads too: where the boundaries that keep all they
+ * can do not fit the change or drop its cycle, a probe keeps only what
+ * the cycle needs (tight boundaries, probe.c), and a boundary of another
+ * session that reads past a boundary reads its key's last writer kept
+ * instead. */
+probe_change probe_last(const probe_set *ps);
+
 /* Two changed reads of one transaction: each single change that failed
  * (the graph found it rejected by the model or without boundaries, or
  * the checkers did not confirm it) with each other read of its

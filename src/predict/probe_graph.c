@@ -28,6 +28,7 @@ void dep_graph_free(dep_graph *g)
     free(g->first);
     free(g->edge);
     free(g->stack);
+    free(g->parent);
     free(g->seen);
 }
 
@@ -110,8 +111,10 @@ bool dep_graph_build(dep_graph *g, const ip_trace *t, const uint32_t *order,
     g->kw_first = calloc((size_t)t->n_keys + 1, sizeof *g->kw_first);
     g->first = calloc(nt + 1, sizeof *g->first);
     g->stack = malloc(nt * sizeof *g->stack);
+    g->parent = malloc(nt * sizeof *g->parent);
     g->seen = malloc(nt);
-    if (!g->pos || !g->kw_first || !g->first || !g->stack || !g->seen)
+    if (!g->pos || !g->kw_first || !g->first || !g->stack || !g->parent ||
+        !g->seen)
         return false;
     for (uint32_t x = 0; x < t->n_txns; x++)
         g->pos[x] = x == IP_INIT_TXN ? 0 : IP_NONE;
@@ -208,12 +211,14 @@ static bool leads(dep_graph *g, uint32_t from, uint32_t to,
                 (d->read != IP_NONE && left_out(x, d->read)))
                 continue;
             g->seen[d->to] = 1;
+            g->parent[d->to] = v;
             g->stack[n++] = d->to;
         }
         for (uint32_t i = 0; !hb && !(out && out[v]) && i < x->n_new; i++)
             if (x->from[i] == v && !g->seen[x->to[i]] &&
                 g->pos[x->to[i]] <= lim) {
                 g->seen[x->to[i]] = 1;
+                g->parent[x->to[i]] = v;
                 g->stack[n++] = x->to[i];
             }
     }
@@ -311,6 +316,27 @@ probe_verdict dep_graph_cycle(dep_graph *g, const probe_change *c,
             leads(g, x.to[i], x.from[i], &x, out, false))
             return PROBE_TRY;
     return out ? PROBE_CUT_NO_CYCLE : PROBE_NO_CYCLE;
+}
+
+uint32_t dep_graph_cycle_txns(dep_graph *g, const probe_change *c,
+                              uint32_t n, uint32_t *txns)
+{
+    changed_edges x;
+    if (n == 0 || n > PROBE_MAX_CHANGES ||
+        !changed_edges_of(g, c, n, NULL, &x))
+        return 0;
+    for (uint32_t i = 0; i < x.n_new; i++) {
+        uint32_t head = x.to[i], tail = x.from[i];
+        if (g->pos[tail] <= g->pos[head] ||
+            !leads(g, head, tail, &x, NULL, false))
+            continue;
+        uint32_t m = 0;       /* the walk's path back, tail to head */
+        for (uint32_t v = tail; v != head; v = g->parent[v])
+            txns[m++] = v;
+        txns[m++] = head;
+        return m;
+    }
+    return 0;
 }
 
 /* ---- what the confirmation would reject anyway ------------------------

@@ -38,6 +38,7 @@ typedef struct dep_graph {
     uint32_t *first;          /* CSR: txn x's edges are edge[first[x]..] */
     dep_edge *edge;
     uint32_t *stack;
+    uint32_t *parent;         /* the last walk's: who pushed each txn */
     uint8_t *seen;
 } dep_graph;
 
@@ -74,6 +75,14 @@ typedef struct probe_change {
  * the history drops (dep_graph_drop_after). */
 probe_verdict dep_graph_cycle(dep_graph *g, const probe_change *c,
                               uint32_t n, const uint8_t *out);
+/* The transactions of a cycle that changes c[0..n) (n <=
+ * PROBE_MAX_CHANGES, reads of one transaction) close in the observed
+ * graph without boundaries, as dep_graph_cycle finds it, into txns (room
+ * for every transaction of the trace); their number, 0 when there is
+ * none. */
+uint32_t dep_graph_cycle_txns(dep_graph *g, const probe_change *c,
+                              uint32_t n, uint32_t *txns);
+
 /* Mark in drop[] (which holds out[] on entry: the transactions beyond
  * the boundaries) every transaction that happens after a boundary
  * (boundary[s]: session s's boundary transaction or IP_NONE) along so and

@@ -21,6 +21,9 @@ static const char *const TRACES[] = {
 typedef struct tally {
     uint32_t verdicts[PROBE_UNFIT + 1];
     uint32_t confirmed;       /* of the probes the graph let through */
+    uint32_t tight, tight_confirmed; /* single probes with tight
+                                        boundaries (probe.h) */
+    uint32_t repairs;         /* their reads of other boundaries moved */
 } tally;
 
 /* Tallies of single changes and of pairs. */
@@ -214,6 +217,25 @@ static uint32_t changes_of(const ip_trace *obs, const ip_assignment *a,
     return n;
 }
 
+/* Single probe a of change c: every read it changes is of its session's
+ * boundary transaction, c's reader changes c alone, and the others are
+ * repairs of tight boundaries (probe.h); their number. */
+static uint32_t other_changes(const ip_trace *obs, const ip_assignment *a,
+                              probe_change c)
+{
+    uint32_t x = obs->events[c.read].txn, n = 0;
+    CU_ASSERT_EQUAL(a->writer[c.read], c.writer);
+    for (uint32_t e = 0; e < obs->n_events; e++) {
+        if (!probed(obs, e) || a->writer[e] == obs->events[e].writer)
+            continue;
+        uint32_t t = obs->events[e].txn;
+        CU_ASSERT_EQUAL(a->boundary[obs->txns[t].session], t);
+        CU_ASSERT_TRUE(t != x || e == c.read);
+        n += t != x;
+    }
+    return n;
+}
+
 /* Does change c alone fail (no boundaries, a graph verdict or the
  * checkers against it)? */
 static bool single_fails(const ip_trace *obs, probe_set *ps, ip_level model,
@@ -328,10 +350,23 @@ static void check_groups(const char *name, ip_level model, tally *tl,
     ip_assignment a;
     bool oom = false;
     while (probe_next(ps, enc, model, &a, &oom)) {
-        probe_change c[PROBE_MAX_CHANGES];
-        CU_ASSERT_EQUAL(changes_of(obs, &a, c), 1);
-        if (confirm_probe(obs, model, &a, &err) != CONFIRM_OK)
+        probe_change c = probe_last(ps);
+        uint32_t repairs = other_changes(obs, &a, c);
+        confirm_outcome o = confirm_probe(obs, model, &a, &err);
+        if (o != CONFIRM_OK)
             CU_ASSERT_TRUE(probe_failed(ps));
+        /* tight where the boundaries that keep all they can do not fit
+         * the change or drop its cycle; only tight ones repair */
+        ip_assignment p;
+        probe_verdict pv = probe_make(ps, model, &c, 1, true, &p, &oom);
+        ip_assignment_free(&p);
+        bool tight = pv != PROBE_TRY;
+        CU_ASSERT_TRUE(!tight || pv == PROBE_UNFIT ||
+                       pv == PROBE_CUT_NO_CYCLE);
+        CU_ASSERT_TRUE(tight || repairs == 0);
+        tl->tight += tight;
+        tl->tight_confirmed += tight && o == CONFIRM_OK;
+        tl->repairs += repairs;
     }
     CU_ASSERT_FALSE(oom);
     while (probe_next_group(ps, enc, model, 0, &a, &oom)) {
@@ -378,13 +413,24 @@ static void test_groups(void)
     tally ra = {0};
     uint32_t mixed = 0;       /* groups with both kinds of new writer */
     uint32_t snapshots[2] = {0}; /* made, confirmed */
+    uint32_t tight = 0, tight_confirmed = 0;
     for (size_t m = 0; m < sizeof models / sizeof *models; m++)
         for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
             tally tl = {0};
             check_groups(files[f], models[m], &tl, &mixed, snapshots);
             if (models[m] == IP_LVL_RA && f == 0)
                 ra = tl;
+            tight += tl.tight;
+            tight_confirmed += tl.tight_confirmed;
+            if (getenv("PROBE_VERBOSE"))
+                fprintf(stderr, "\n  %s %s: %u tight single(s), %u "
+                        "confirmed, %u read(s) of other boundaries moved",
+                        files[f], ip_level_name(models[m]), tl.tight,
+                        tl.tight_confirmed, tl.repairs);
         }
+    /* singles the boundaries that keep all they can would lose */
+    CU_ASSERT_TRUE(tight_confirmed > 0);
+    CU_ASSERT_TRUE(tight >= tight_confirmed);
     CU_ASSERT_TRUE(ra.confirmed > 0);
     CU_ASSERT_TRUE(mixed > 0);
     CU_ASSERT_TRUE(snapshots[0] > 0);
