@@ -301,6 +301,11 @@ static int accept_unsolved(problem *pb, ip_encoder *enc, ip_assignment *a,
     ip_pco pco;
     confirm_outcome o = ip_confirm(&c, a, &p, &pco);
     ip_pco_free(&pco);
+    /* a tight probe's moved reads may exceed the change bound (probe.h):
+     * every prediction of a bounded round stays within it */
+    if (o == CONFIRM_OK && pb->eo.max_changes &&
+        p.n_changed > pb->eo.max_changes)
+        o = CONFIRM_UNFIT;
     if (o == CONFIRM_OK) {
         (*confirmed)++;
         p.iteration = pb->stats->solver_calls;
