@@ -153,6 +153,23 @@ static bool set_boundaries(const ip_trace *t, ip_assignment *a, uint8_t *out,
     return true;
 }
 
+/* Append c to the growing array *a of *n (room for *cap); false when out
+ * of memory. */
+static bool push_change(probe_change **a, uint32_t *n, uint32_t *cap,
+                        probe_change c)
+{
+    if (*n == *cap) {
+        uint32_t more_cap = *cap ? 2 * *cap : 16;
+        probe_change *more = realloc(*a, more_cap * sizeof *more);
+        if (!more)
+            return false;
+        *a = more;
+        *cap = more_cap;
+    }
+    (*a)[(*n)++] = c;
+    return true;
+}
+
 /* ---- tight boundaries ------------------------------------------------- */
 
 /* The boundaries above keep as much as they can, and fail where that
@@ -240,17 +257,10 @@ static bool repair_read(probe_set *ps, uint32_t b, uint32_t e)
         if (y != b && in_boundary(t, &ps->a, y))
             to = y;
     }
-    if (to == IP_NONE)
+    if (to == IP_NONE ||
+        !push_change(&ps->repair, &ps->n_repair, &ps->cap_repair,
+                     (probe_change){e, w}))
         return false;
-    if (ps->n_repair == ps->cap_repair) {
-        uint32_t cap = ps->cap_repair ? 2 * ps->cap_repair : 16;
-        probe_change *more = realloc(ps->repair, cap * sizeof *more);
-        if (!more)
-            return false;
-        ps->repair = more;
-        ps->cap_repair = cap;
-    }
-    ps->repair[ps->n_repair++] = (probe_change){e, w};
     ps->a.writer[e] = to;
     return true;
 }
@@ -404,16 +414,7 @@ static bool probed_read(const ip_trace *t, uint32_t e)
 /* Keep single change c for the pairs; false when out of memory. */
 static bool note_failed(probe_set *ps, probe_change c)
 {
-    if (ps->n_failed == ps->cap_failed) {
-        uint32_t cap = ps->cap_failed ? 2 * ps->cap_failed : 64;
-        probe_change *more = realloc(ps->failed, cap * sizeof *more);
-        if (!more)
-            return false;
-        ps->failed = more;
-        ps->cap_failed = cap;
-    }
-    ps->failed[ps->n_failed++] = c;
-    return true;
+    return push_change(&ps->failed, &ps->n_failed, &ps->cap_failed, c);
 }
 
 bool probe_failed(probe_set *ps)

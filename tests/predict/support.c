@@ -39,6 +39,26 @@ static uint32_t txn_by_name(const ip_trace *t, const char *name)
     return IP_NONE;
 }
 
+uint32_t txn_id(const ip_trace *t, const char *name)
+{
+    uint32_t x = txn_by_name(t, name);
+    if (x != IP_NONE)
+        return x;
+    CU_FAIL("no such transaction");
+    return 0;
+}
+
+uint32_t read_event(const ip_trace *t, const char *txn, const char *key)
+{
+    const ip_txn *tx = &t->txns[txn_id(t, txn)];
+    for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++)
+        if (t->events[e].kind == IP_READ &&
+            !strcmp(ip_key_name(t, t->events[e].key), key))
+            return e;
+    CU_FAIL("no such read event");
+    return 0;
+}
+
 static const char *session_of(const ip_trace *t, uint32_t txn)
 {
     return ip_session_name(t, t->txns[txn].session);

@@ -25,6 +25,12 @@
 ip_trace *load_trace(const char *dir, const char *name);
 ip_trace *parse_json(const char *text);
 
+/* Transaction `name` of t (a CUnit failure, and 0, when there is none). */
+uint32_t txn_id(const ip_trace *t, const char *name);
+/* The read event of `key` in transaction `txn` (a failure, and 0, when
+ * there is none). */
+uint32_t read_event(const ip_trace *t, const char *txn, const char *key);
+
 /* ip_legality_check(...) == IP_LEGAL_OK, the rest freed. */
 bool legal_ok(const ip_trace *obs, const ip_assignment *a, ip_boundary kind,
               ip_error *err);

@@ -7,27 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t txn_id(const ip_trace *t, const char *name)
-{
-    for (uint32_t i = 0; i < t->n_txns; i++)
-        if (!strcmp(ip_txn_name(t, i), name))
-            return i;
-    CU_FAIL("no such transaction");
-    return 0;
-}
-
-static uint32_t read_event(const ip_trace *t, const char *txn,
-                           const char *key)
-{
-    const ip_txn *tx = &t->txns[txn_id(t, txn)];
-    for (uint32_t e = tx->ev_first; e < tx->ev_first + tx->ev_count; e++)
-        if (t->events[e].kind == IP_READ &&
-            !strcmp(ip_key_name(t, t->events[e].key), key))
-            return e;
-    CU_FAIL("no such read event");
-    return 0;
-}
-
 /* An observed assignment (malloc'ed, as the encoder's are). */
 static ip_assignment observed(const ip_trace *t)
 {

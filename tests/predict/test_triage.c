@@ -719,24 +719,6 @@ static void test_covered_list(void)
 
 /* ---- the folded state named by observed ids (local.h) ----------------- */
 
-static uint32_t txn_named(const ip_trace *t, const char *name)
-{
-    for (uint32_t x = 0; x < t->n_txns; x++)
-        if (!strcmp(ip_txn_name(t, x), name))
-            return x;
-    return IP_NONE;
-}
-
-static uint32_t read_of(const ip_trace *t, const char *txn, const char *key)
-{
-    const ip_txn *x = &t->txns[txn_named(t, txn)];
-    for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
-        if (t->events[e].kind == IP_READ &&
-            !strcmp(ip_key_name(t, t->events[e].key), key))
-            return e;
-    return IP_NONE;
-}
-
 /* The window of positions [first, end) of rs's order. */
 static window_view view_over(run_state *rs, uint32_t **sub_txn,
                              uint32_t first, uint32_t end)
@@ -784,13 +766,13 @@ static void test_folded_writers(void)
     static const char *const names[] = {"t0", "a", "b", "c", "d"};
     uint32_t order[5], pos[6] = {0};
     for (uint32_t i = 0; i < 5; i++) {
-        order[i] = txn_named(t, names[i]);
+        order[i] = txn_id(t, names[i]);
         pos[order[i]] = i + 1;
     }
     run_state rs = {.obs = t, .pos = pos, .order = order, .n_order = 5,
                     .has_order = true, .serial_order = true};
-    uint32_t rd = read_of(t, "d", "y"), t0 = txn_named(t, "t0"),
-             c = txn_named(t, "c");
+    uint32_t rd = read_event(t, "d", "y"), t0 = txn_id(t, "t0"),
+             c = txn_id(t, "c");
     uint32_t *m1, *m2, *m3;
     window_view w1 = view_over(&rs, &m1, 2, 6);   /* a b c d */
     window_view w2 = view_over(&rs, &m2, 4, 6);   /* c d */
@@ -845,12 +827,12 @@ static void test_writer_before_hot_key(void)
     for (uint32_t i = 0; i < 80; i++) {
         char name[8];
         snprintf(name, sizeof name, "t%u", i);
-        order[i] = txn_named(t, name);
+        order[i] = txn_id(t, name);
         pos[order[i]] = i + 1;
     }
     run_state rs = {.obs = t, .pos = pos, .order = order, .n_order = 80,
                     .has_order = true, .serial_order = true};
-    uint32_t h = t->events[read_of(t, "t3", "h")].key, c = IP_NONE;
+    uint32_t h = t->events[read_event(t, "t3", "h")].key, c = IP_NONE;
     for (uint32_t k = 0; k < t->n_keys; k++)
         if (!strcmp(ip_key_name(t, k), "c"))
             c = k;
