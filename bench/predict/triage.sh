@@ -78,9 +78,9 @@ once() {
     "$ip" triage --quiet --json --model "$model" --search bounded \
         --window "$WINDOW" --staleness "$STALENESS" --changes "$CHANGES" \
         --timeout "$limit" \
-        --jobs "$JOBS" --out "$out/reps-$app-$model$sfx" "$trace" > "$rep" || true
+        --jobs "$JOBS" --out "$out/reps-$app-${s}x$t-$model$sfx" "$trace" > "$rep" || true
     wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-    ver=$(verified "$trace" "$out/reps-$app-$model$sfx")
+    ver=$(verified "$trace" "$out/reps-$app-${s}x$t-$model$sfx")
     jq -r --arg app "$label" --arg size "${s}x$t" --arg wall "$wall" --arg ver "$ver" \
         '(.search.thread_seconds // {}) as $t | ($t.problems // 0) as $p |
          def pct(x): if $p > 0 then (100 * x / $p | round | tostring) else "-" end;

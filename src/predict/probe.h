@@ -57,7 +57,7 @@ bool probe_failed(probe_set *ps);
 /* The change of the single probe probe_next gave last.  Its assignment
  * may change other reads too: where the boundaries that keep all they
  * can do not fit the change or drop its cycle, a probe keeps only what
- * the cycle needs (tight boundaries, rc and ra; probe.c), and a boundary of another
+ * the cycle needs (tight boundaries, rc; probe.c), and a boundary of another
  * session that reads past a boundary reads its key's last writer kept
  * instead. */
 probe_change probe_last(const probe_set *ps);
