@@ -120,13 +120,15 @@ static void note(enc_trail *tr, unsigned id)
 
 /* The trail names a false literal x by the node (not x), which Z3 makes
  * when the trail is asked for and deletes with the vector unless
- * something else holds it: making and deleting those nodes was over half
- * of reading a trail (TPC-C windows: about 2 ms a solve, a tenth of a
- * triage run).  So each entry is held once it is seen - Z3_mk_not of
- * its argument returns the very node, and in this context (not
- * reference-counted) whatever the API returns lives as long as the
- * context - and later trails find their nodes made.  What is held is one
- * node per literal of the formula, once.  False when out of memory. */
+ * something else holds it: deleting them (and the vector's references)
+ * was a quarter of reading a trail, which took about 2 ms a solve on TPC-C
+ * windows, a tenth of a triage run (bench/predict/RESULTS.md, "Covers of
+ * the folded state; tight probes").  So each entry is held once it is
+ * seen - Z3_mk_not of its argument returns the very node, and in this
+ * context (not reference-counted) whatever the API returns lives as long
+ * as the context - and later trails find their nodes made.  What is held
+ * is one node per literal of the formula, once.  False when out of
+ * memory. */
 static bool hold(ip_encoder *e, enc_trail *tr, Z3_ast a, unsigned id)
 {
     if (id < tr->cap_held && tr->held[id])

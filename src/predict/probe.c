@@ -178,7 +178,8 @@ static bool push_change(probe_change **a, uint32_t *n, uint32_t *cap,
  * (whatever happens after a boundary transaction goes).  On TPC-C rc
  * windows those were three in four of the instances only the solver then
  * found, each a solver call, all with one changed read on the class
- * cycle (bench/predict/RESULTS.md, "Tight probes").  Tight boundaries
+ * cycle (bench/predict/RESULTS.md, "Covers of the folded state; tight
+ * probes").  Tight boundaries
  * keep what a cycle of the change needs and drop the rest: every session
  * stops at its first transaction with a read after what the cycle needs
  * of it.  Nothing the cycle needs happens after such a boundary, since
@@ -276,9 +277,9 @@ static bool tight_helps(ip_level model)
     return model == IP_LVL_RC;
 }
 
-/* ps->a (changes c[0..n) applied) with tight boundaries; false when they
- * cannot be had (ps->a's boundaries are then to be reset by the caller,
- * its repairs put back). */
+/* ps->a (changes c[0..n) applied) with tight boundaries, every session's
+ * set; false when they cannot be had.  Either way the caller resets the
+ * boundaries and puts the repairs back once the probe is made. */
 static bool set_tight(probe_set *ps, const probe_change *c, uint32_t n)
 {
     const ip_trace *t = ps->t;
@@ -343,12 +344,8 @@ probe_verdict probe_make(probe_set *ps, ip_level model, const probe_change *c,
     if (v == PROBE_TRY)       /* the cycle may pass what the history drops */
         v = dep_graph_cycle(&ps->g, c, n, dropped(ps, c, n));
     if ((v == PROBE_UNFIT || v == PROBE_CUT_NO_CYCLE) && n == 1 && !any &&
-        tight_helps(model)) {
-        for (uint32_t s = 0; s < t->n_sessions; s++)
-            ps->a.boundary[s] = IP_NONE;
-        if (set_tight(ps, c, n))
-            v = PROBE_TRY;
-    }
+        tight_helps(model) && set_tight(ps, c, n))
+        v = PROBE_TRY;
     if (v != PROBE_UNFIT && (v == PROBE_TRY || any) &&
         !ip_assignment_copy(t, &ps->a, out)) {
         *oom = true;
