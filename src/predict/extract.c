@@ -1,11 +1,14 @@
 /*
  * extract.c - the predicted history of an assignment (see predict.h).
  *
- * Two steps: decide which observed ops the history keeps (keep_strict /
- * keep_relaxed fill a per-op flag), then replay the kept ops through the
- * trace builder with the chosen writers.  Going through the builder means
- * the history is checked like any input: a writer the history does not
- * keep is an error, not a silently wrong trace.
+ * Two steps: decide which observed transactions and ops the history keeps
+ * (keep_strict, keep_relaxed), then make it with the chosen writers.  A
+ * relaxed history keeps whole transactions, and the trace model derives
+ * it from the observed arrays (ip_trace_derive); a strict one may keep
+ * part of a boundary transaction, and its kept ops are replayed through
+ * the trace builder.  Either way the history is checked like any input:
+ * a writer the history does not keep is an error, not a silently wrong
+ * trace.
  */
 #include "predict.h"
 #include "extract_internal.h"
@@ -94,26 +97,21 @@ static void keep_strict(const ip_trace *obs, const ip_assignment *a,
 
 /* Relaxed: whole transactions, those the legality check keeps. */
 static void keep_kept(const ip_trace *obs, const ip_legality *l,
-                      uint8_t *keep, uint8_t *keep_txn)
+                      uint8_t *keep_txn)
 {
-    for (uint32_t t = 1; t < obs->n_txns; t++) {
-        if (!l->kept[t])
-            continue;
-        const ip_txn *x = &obs->txns[t];
-        keep_txn[t] = 1;
-        memset(keep + x->op_first, 1, x->op_count);
-    }
+    for (uint32_t t = 1; t < obs->n_txns; t++)
+        keep_txn[t] = l->kept[t];
 }
 
 static bool keep_relaxed(const ip_trace *obs, const ip_assignment *a,
-                         uint8_t *keep, uint8_t *keep_txn, ip_error *err)
+                         uint8_t *keep_txn, ip_error *err)
 {
     ip_legality l;
     ip_error why = {0};
     ip_legal_result r = ip_legality_check(obs, a, IP_BOUNDARY_RELAXED, &l,
                                           &why);
     if (r == IP_LEGAL_OK)
-        keep_kept(obs, &l, keep, keep_txn);
+        keep_kept(obs, &l, keep_txn);
     ip_legality_free(&l);
     if (r == IP_LEGAL_ERROR)
         return ip_oom(err, "prediction: out of memory");
@@ -121,25 +119,6 @@ static bool keep_relaxed(const ip_trace *obs, const ip_assignment *a,
         return ip_fail(err, "prediction: the assignment is not a legal "
                        "prediction: %s", why.msg);
     return true;
-}
-
-/* The value a read of `key` from `writer` sees, when the trace tells:
- * the writer's last write, or for the initial transaction the value some
- * observed read of the initial state saw. */
-static uint32_t value_written(const ip_trace *obs, uint32_t writer,
-                              uint32_t key)
-{
-    if (writer != IP_INIT_TXN) {
-        uint32_t e = ip_write_event(obs, writer, key);
-        return e == IP_NONE ? IP_NONE : obs->ops[obs->events[e].op].value;
-    }
-    for (uint32_t o = 0; o < obs->n_ops; o++) {
-        const ip_op *op = &obs->ops[o];
-        if (op->kind == IP_READ && op->key == key && op->from == IP_INIT_TXN &&
-            op->value != IP_NONE)
-            return op->value;
-    }
-    return IP_NONE;
 }
 
 /* The builder's ids of the observed trace's keys, value texts and
@@ -195,7 +174,7 @@ static bool add_op(ip_builder *b, id_cache *c, const ip_trace *obs,
                            ip_key_name(obs, op->key),
                            ip_txn_name(obs, op->txn));
         if (!op->local && w != op->from)
-            value = value_written(obs, w, op->key);
+            value = ip_value_written(obs, w, op->key);
     }
     uint32_t k = cached(&c->key[op->key], b, ip_builder_key_id,
                         ip_key_name(obs, op->key));
@@ -329,6 +308,33 @@ static ip_trace *build(const ip_trace *obs, const ip_assignment *a,
     return h;
 }
 
+/* Relaxed: whole transactions, so the trace model derives the history
+ * from obs's arrays (ip_trace_derive), numbered as replay declares them. */
+static ip_trace *derive(const ip_trace *obs, const ip_assignment *a,
+                        const uint8_t *keep_txn, ip_history_map *m,
+                        ip_error *err)
+{
+    ip_trace *h = ip_trace_derive(obs, keep_txn, a->writer, err);
+    if (!h)
+        return NULL;
+    for (uint32_t t = 1; t < obs->n_txns; t++) {
+        if (!keep_txn[t] || !ip_committed(obs, t))
+            continue;
+        const ip_txn *x = &obs->txns[t];
+        m->hist_txn[t] = m->n_hist_txns;
+        m->obs_txn[m->n_hist_txns++] = t;
+        for (uint32_t i = 0; i < x->op_count; i++)
+            m->hist_op[x->op_first + i] = i;
+    }
+    if (h->n_txns != m->n_hist_txns) {   /* never: the same numbering */
+        ip_trace_free(h);
+        ip_fail(err, "prediction: history has %u transactions, expected %u",
+                h->n_txns, m->n_hist_txns);
+        return NULL;
+    }
+    return h;
+}
+
 /* The history; `known` (relaxed only) is the assignment's legality,
  * checked already, or NULL. */
 static ip_trace *history_of(const ip_trace *obs, const ip_assignment *a,
@@ -338,26 +344,29 @@ static ip_trace *history_of(const ip_trace *obs, const ip_assignment *a,
     ip_history_map local;
     ip_history_map *m = map ? map : &local;
     memset(m, 0, sizeof *m);
-    uint32_t *ev_of_op = ip_events_of_ops(obs);
-    uint8_t *keep = calloc((size_t)obs->n_ops + 1, 1);
+    bool strict = kind == IP_BOUNDARY_STRICT;
+    uint32_t *ev_of_op = strict ? ip_events_of_ops(obs) : NULL;
+    uint8_t *keep = strict ? calloc((size_t)obs->n_ops + 1, 1) : NULL;
     uint8_t *keep_txn = calloc((size_t)obs->n_txns + 1, 1);
     ip_trace *h = NULL;
-    bool ok = ev_of_op && keep && keep_txn && alloc_map(m, obs);
+    bool ok = (!strict || (ev_of_op && keep)) && keep_txn && alloc_map(m, obs);
     if (!ok)
         ip_oom(err, "prediction: out of memory");
-    else if (kind == IP_BOUNDARY_STRICT)
+    else if (strict)
         keep_strict(obs, a, ev_of_op, keep, keep_txn);
     else if (known)
-        keep_kept(obs, known, keep, keep_txn);
+        keep_kept(obs, known, keep_txn);
     else
-        ok = keep_relaxed(obs, a, keep, keep_txn, err);
+        ok = keep_relaxed(obs, a, keep_txn, err);
     bool empty = true;
     for (uint32_t t = 1; ok && empty && t < obs->n_txns; t++)
         empty = !keep_txn[t];
     if (ok && empty)
         ip_fail(err, "prediction: the assignment keeps no transaction");
-    else if (ok)
+    else if (ok && strict)
         h = build(obs, a, ev_of_op, keep, keep_txn, m, err);
+    else if (ok)
+        h = derive(obs, a, keep_txn, m, err);
     free(ev_of_op);
     free(keep);
     free(keep_txn);

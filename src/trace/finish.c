@@ -1045,11 +1045,10 @@ static bool adopt_strings(finisher *f)
 {
     ip_builder *b = f->b;
     ip_trace *t = f->t;
-    t->strings = b->in.strings;
+    if (!(t->store = ip_string_store_adopt(&b->in)))
+        return fail_oom(f);
+    t->strings = t->store->strings;
     t->n_strings = b->in.n;
-    t->arena = b->in.arena;
-    b->in.strings = NULL;
-    b->in.arena = NULL;
     t->initial_name = b->initial_sid;
     t->extra = b->extra;
     t->n_keys = b->n_keys;

@@ -161,3 +161,32 @@ void ip_intern_free(ip_intern *in)
     ip_arena_free(in->arena);
     memset(in, 0, sizeof *in);
 }
+
+ip_string_store *ip_string_store_adopt(ip_intern *in)
+{
+    ip_string_store *s = malloc(sizeof *s);
+    if (!s)
+        return NULL;
+    s->strings = in->strings;
+    s->arena = in->arena;
+    atomic_init(&s->refs, 1);
+    in->strings = NULL;
+    in->arena = NULL;
+    return s;
+}
+
+ip_string_store *ip_string_store_hold(ip_string_store *s)
+{
+    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+    return s;
+}
+
+void ip_string_store_release(ip_string_store *s)
+{
+    if (!s || atomic_fetch_sub_explicit(&s->refs, 1,
+                                        memory_order_acq_rel) != 1)
+        return;
+    free(s->strings);
+    ip_arena_free(s->arena);
+    free(s);
+}

@@ -8,6 +8,7 @@
 #ifndef ISOPREDICT_INTERN_H
 #define ISOPREDICT_INTERN_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,5 +43,23 @@ uint32_t ip_intern_add(ip_intern *in, const char *s, size_t len);
 uint32_t ip_intern_append(ip_intern *in, const char *s, size_t len);
 void ip_intern_free(ip_intern *in);
 void ip_arena_free(ip_arena_block *a);
+
+/* The strings of a finished trace, which the traces derived from it share
+ * (trace.h, ip_trace_derive).  Counted atomically: a derived trace may be
+ * freed on another thread than its parent. */
+typedef struct ip_string_store {
+    char **strings;
+    ip_arena_block *arena;
+    atomic_uint refs;
+} ip_string_store;
+
+/* A store of one reference taking in's strings and arena (in keeps its
+ * hash table and count for ip_intern_free); NULL when out of memory, in
+ * unchanged. */
+ip_string_store *ip_string_store_adopt(ip_intern *in);
+/* One more reference to s; s. */
+ip_string_store *ip_string_store_hold(ip_string_store *s);
+/* One reference fewer; the last frees s (NULL: nothing). */
+void ip_string_store_release(ip_string_store *s);
 
 #endif

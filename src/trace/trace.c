@@ -133,8 +133,7 @@ void ip_trace_free(ip_trace *t)
 {
     if (!t)
         return;
-    free(t->strings);
-    ip_arena_free(t->arena);
+    ip_string_store_release(t->store);
     free(t->sessions);
     free(t->txns);
     free(t->ops);

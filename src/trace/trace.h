@@ -122,7 +122,9 @@ typedef struct ip_session {
 } ip_session;
 
 typedef struct ip_trace {
-    /* interned strings; strings[i] is NUL-terminated, owned by the trace */
+    /* interned strings; strings[i] is NUL-terminated.  They live in a
+     * store (internal) that the traces derived from this one share
+     * (ip_trace_derive): the last of them freed frees it. */
     char **strings;
     uint32_t n_strings;
 
@@ -184,7 +186,7 @@ typedef struct ip_trace {
     struct ip_anomaly *anomalies;
     uint32_t n_anomalies;
 
-    void *arena;              /* backing store of strings (internal) */
+    struct ip_string_store *store; /* holds strings (intern.h) */
 } ip_trace;
 
 /* Op i's source line (0: none) and tool fields (string id or IP_NONE). */
@@ -545,6 +547,26 @@ enum { IP_SLICE_DROP_READS = 1, IP_SLICE_NO_TRACE_EXTRA = 2 };
 ip_trace *ip_trace_slice_with(const ip_trace *t, const uint8_t *keep,
                               unsigned flags, uint32_t **map_txn,
                               ip_error *err);
+
+/* A history of t (unique, without anomalies): the committed transactions
+ * x with keep[x] set (n_txns entries; txn 0 is always there), each with
+ * all its ops, numbered as ip_trace_slice numbers them; the read of event
+ * e of a kept transaction reads from writer[e] (n_events entries: a kept
+ * transaction that writes the key, or txn 0), seeing the value
+ * ip_value_written gives where that is not its observed writer.  The
+ * trace the builder would make of the same ops (keys numbered as the ops
+ * first name them), made from t's arrays: it shares t's strings (counted:
+ * either may be freed first), and takes time linear in what it keeps
+ * plus t's transactions and keys.  NULL with err set when a writer is
+ * not one the history can read from, nothing is kept, or out of memory
+ * (err->oom). */
+ip_trace *ip_trace_derive(const ip_trace *t, const uint8_t *keep,
+                          const uint32_t *writer, ip_error *err);
+
+/* The value a read of key from writer sees in t: the writer's last write,
+ * or for txn 0 the value some read of the initial state saw; IP_NONE
+ * when nothing tells. */
+uint32_t ip_value_written(const ip_trace *t, uint32_t writer, uint32_t key);
 
 /* ---- mini-transactions ----------------------------------------------------- */
 

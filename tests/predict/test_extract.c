@@ -327,6 +327,195 @@ static void test_identity(void)
     }
 }
 
+/* ---- relaxed histories, derived from the trace's arrays --------------- */
+
+static bool same_text(const ip_trace *a, uint32_t x, const ip_trace *b,
+                      uint32_t y)
+{
+    const char *p = ip_str(a, x), *q = ip_str(b, y);
+    return (!p && !q) || (p && q && !strcmp(p, q));
+}
+
+/* Every field of a and b alike, numbers as numbers and strings (whose
+ * ids differ: a derived history shares its parent's) as text. */
+static void expect_same_trace(const ip_trace *a, const ip_trace *b)
+{
+    CU_ASSERT_TRUE(same_text(a, a->initial_name, b, b->initial_name));
+    CU_ASSERT_TRUE(same_text(a, a->extra, b, b->extra));
+    CU_ASSERT_EQUAL_FATAL(a->n_sessions, b->n_sessions);
+    CU_ASSERT_EQUAL_FATAL(a->n_txns, b->n_txns);
+    CU_ASSERT_EQUAL_FATAL(a->n_ops, b->n_ops);
+    CU_ASSERT_EQUAL_FATAL(a->n_events, b->n_events);
+    CU_ASSERT_EQUAL_FATAL(a->n_keys, b->n_keys);
+    CU_ASSERT_EQUAL_FATAL(a->n_wkeys, b->n_wkeys);
+    CU_ASSERT_EQUAL(a->n_ambiguous + b->n_ambiguous, 0);
+    CU_ASSERT_EQUAL(a->n_anomalies + b->n_anomalies, 0);
+    CU_ASSERT_TRUE(!a->key_order_first && !b->key_order_first);
+    for (uint32_t s = 0; s < a->n_sessions; s++) {
+        const ip_session *x = &a->sessions[s], *y = &b->sessions[s];
+        CU_ASSERT_TRUE(same_text(a, x->name, b, y->name) &&
+                       same_text(a, x->extra, b, y->extra) &&
+                       x->txn_first == y->txn_first &&
+                       x->txn_count == y->txn_count &&
+                       x->ev_count == y->ev_count);
+    }
+    for (uint32_t i = 0; i < a->n_txns; i++) {
+        const ip_txn *x = &a->txns[i], *y = &b->txns[i];
+        CU_ASSERT_TRUE(same_text(a, x->name, b, y->name) &&
+                       same_text(a, x->extra, b, y->extra) &&
+                       x->session == y->session && x->index == y->index &&
+                       x->status == y->status && x->op_first == y->op_first &&
+                       x->op_count == y->op_count &&
+                       x->ev_first == y->ev_first &&
+                       x->ev_count == y->ev_count &&
+                       x->wkey_first == y->wkey_first &&
+                       x->wkey_count == y->wkey_count);
+    }
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        const ip_op *x = &a->ops[i], *y = &b->ops[i];
+        CU_ASSERT_TRUE(x->kind == y->kind && x->local == y->local &&
+                       x->last == y->last && x->key == y->key &&
+                       x->from == y->from && x->txn == y->txn &&
+                       same_text(a, x->value, b, y->value) &&
+                       same_text(a, ip_op_extra(a, i), b, ip_op_extra(b, i)) &&
+                       ip_op_line(a, i) == ip_op_line(b, i));
+    }
+    for (uint32_t i = 0; i < a->n_events; i++) {
+        const ip_event *x = &a->events[i], *y = &b->events[i];
+        CU_ASSERT_TRUE(x->kind == y->kind && x->key == y->key &&
+                       x->txn == y->txn && x->writer == y->writer &&
+                       x->op == y->op && x->pos == y->pos);
+    }
+    for (uint32_t k = 0; k < a->n_keys; k++)
+        CU_ASSERT_TRUE(same_text(a, a->key_ids[k], b, b->key_ids[k]));
+    CU_ASSERT_EQUAL(0, memcmp(a->key_writer_first, b->key_writer_first,
+                              (a->n_keys + 1) * sizeof(uint32_t)));
+    uint32_t n_w = a->key_writer_first[a->n_keys];
+    CU_ASSERT_EQUAL(0, memcmp(a->key_writer, b->key_writer,
+                              n_w * sizeof(uint32_t)));
+    CU_ASSERT_EQUAL(0, memcmp(a->key_writer_event, b->key_writer_event,
+                              n_w * sizeof(uint32_t)));
+    CU_ASSERT_EQUAL(0, memcmp(a->wkeys, b->wkeys,
+                              a->n_wkeys * sizeof(uint32_t)));
+    CU_ASSERT_EQUAL(0, memcmp(a->wkey_event, b->wkey_event,
+                              a->n_wkeys * sizeof(uint32_t)));
+}
+
+/* Each read of a, with odds 1 in 3, changed to a writer of its key placed
+ * before its transaction in `order` (so u wr, which the changes keep
+ * acyclic), txn 0 included; *seed steps an LCG. */
+static void change_reads(const ip_trace *t, const uint32_t *pos,
+                         ip_assignment *a, uint64_t *seed)
+{
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        const ip_event *ev = &t->events[e];
+        *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+        if (ev->kind != IP_READ || (*seed >> 33) % 3)
+            continue;
+        uint32_t cand[64], n = 0;
+        for (uint32_t i = t->key_writer_first[ev->key];
+             i < t->key_writer_first[ev->key + 1] && n < 64; i++) {
+            uint32_t w = t->key_writer[i];
+            if (w != ev->txn && (w == IP_INIT_TXN || pos[w] < pos[ev->txn]))
+                cand[n++] = w;
+        }
+        a->writer[e] = cand[(*seed >> 40) % n];
+    }
+}
+
+/* A relaxed history keeps whole transactions and is derived from the
+ * trace's arrays (ip_trace_derive); a strict one without boundaries keeps
+ * the same transactions and goes through the builder.  Both are the same
+ * trace: for the observed assignment, through ip_history_from_assignment
+ * with their maps, and for assignments that change many reads (which
+ * only the strict rules allow without boundaries), derived directly. */
+static void test_derived_is_built(void)
+{
+    static const char *files[] = {"deposit.json", "smallbank.json",
+                                  "voter.json", "divergence.json",
+                                  "fractured.json", "write-skew.json",
+                                  "triage-tpcc-3x16.json",
+                                  "triage-smallbank-4x25.json"};
+    uint64_t seed = 25;
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        ip_trace *obs = load_trace(IP_TRACES, files[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+        uint32_t *order = malloc((obs->n_txns + 1) * sizeof *order);
+        uint32_t *pos = malloc((obs->n_txns + 1) * sizeof *pos), n = 0;
+        uint8_t *all = malloc(obs->n_txns + 1);
+        CU_ASSERT_FATAL(order && pos && all &&
+                        ip_so_wr_order(obs, order, &n));
+        memset(all, 1, obs->n_txns);
+        for (uint32_t k = 0; k < n; k++)
+            pos[order[k]] = k;
+        for (int round = 0; round < 8; round++) {
+            ip_assignment a = observed(obs);
+            if (round > 0)
+                change_reads(obs, pos, &a, &seed);
+            ip_error err = {0};
+            ip_history_map ms, mr;
+            ip_trace *hs = ip_history_from_assignment(
+                obs, &a, IP_BOUNDARY_STRICT, &ms, &err);
+            ip_trace *hr = round > 0
+                ? ip_trace_derive(obs, all, a.writer, &err)
+                : ip_history_from_assignment(obs, &a, IP_BOUNDARY_RELAXED,
+                                             &mr, &err);
+            if (!hs || !hr)
+                fprintf(stderr, "\n  %s, round %d: %s\n", files[i], round,
+                        err.msg);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(hs);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(hr);
+            expect_same_trace(hs, hr);
+            if (round == 0) {
+                CU_ASSERT_EQUAL(ms.n_hist_txns, mr.n_hist_txns);
+                CU_ASSERT_EQUAL(0, memcmp(ms.obs_txn, mr.obs_txn,
+                                          ms.n_hist_txns * sizeof(uint32_t)));
+                CU_ASSERT_EQUAL(0, memcmp(ms.hist_txn, mr.hist_txn,
+                                          obs->n_txns * sizeof(uint32_t)));
+                CU_ASSERT_EQUAL(0, memcmp(ms.hist_op, mr.hist_op,
+                                          obs->n_ops * sizeof(uint32_t)));
+                ip_history_map_free(&mr);
+            }
+            ip_history_map_free(&ms);
+            ip_trace_free(hs);
+            ip_trace_free(hr);
+            drop(&a);
+        }
+        free(order);
+        free(pos);
+        free(all);
+        ip_trace_free(obs);
+    }
+}
+
+/* A derived history shares its trace's strings and outlives it; a read
+ * from a transaction it does not keep is refused, naming both. */
+static void test_derived_alone(void)
+{
+    ip_trace *obs = load_trace(IP_TRACES, "deposit.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+    uint8_t *keep = calloc(obs->n_txns + 1, 1);
+    ip_assignment a = observed(obs);
+    uint32_t t2 = txn_id(obs, "t2"), t1 = txn_id(obs, "t1");
+    keep[t2] = 1;
+    ip_error err = {0};
+    CU_ASSERT_PTR_NULL(ip_trace_derive(obs, keep, a.writer, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'t1', which the history does "
+                                  "not keep"));
+    CU_ASSERT_FALSE(err.oom);
+    keep[t1] = 1;
+    ip_trace *h = ip_trace_derive(obs, keep, a.writer, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    ip_trace_free(obs);
+    CU_ASSERT_EQUAL(h->n_txns, 3);
+    CU_ASSERT_STRING_EQUAL(ip_txn_name(h, 1), "t1");
+    CU_ASSERT_STRING_EQUAL(ip_txn_name(h, 2), "t2");
+    CU_ASSERT_STRING_EQUAL(ip_key_name(h, h->events[0].key), "acct");
+    ip_trace_free(h);
+    free(keep);
+    drop(&a);
+}
+
 void add_extract_suite(void)
 {
     CU_pSuite s = CU_add_suite("extract", NULL, NULL);
@@ -339,4 +528,7 @@ void add_extract_suite(void)
     CU_add_test(s, "observed writers are resolved",
                 test_observed_writers_resolved);
     CU_add_test(s, "observed assignment is identity", test_identity);
+    CU_add_test(s, "relaxed histories are the builder's",
+                test_derived_is_built);
+    CU_add_test(s, "a derived history outlives its trace", test_derived_alone);
 }
