@@ -140,9 +140,10 @@ static uint32_t read_from(deriver *d, uint32_t o, uint32_t e)
     }
     if (op->local || w == IP_INIT_TXN)
         return w;
+    /* (the observed writer writes the key: t says so) */
     const char *why = !kept(d, w) ? "the history does not keep"
                     : w == op->txn ? "is its own transaction"
-                    : ip_write_event(t, w, op->key) == IP_NONE
+                    : w != op->from && ip_write_event(t, w, op->key) == IP_NONE
                         ? "never writes it" : NULL;
     if (why) {
         ip_fail(d->err, "history: read of '%s' in '%s' reads from '%s', "

@@ -514,6 +514,30 @@ static void test_derived_alone(void)
     ip_trace_free(h);
     free(keep);
     drop(&a);
+    /* a changed read's writer must write the key */
+    obs = parse_json(
+        "{\"isopredict_trace\":1,\"sessions\":["
+        "{\"id\":\"s1\",\"transactions\":[{\"id\":\"a\",\"ops\":["
+        "{\"op\":\"write\",\"key\":\"x\",\"value\":1}]}]},"
+        "{\"id\":\"s2\",\"transactions\":[{\"id\":\"b\",\"ops\":["
+        "{\"op\":\"write\",\"key\":\"y\",\"value\":2}]}]},"
+        "{\"id\":\"s3\",\"transactions\":[{\"id\":\"c\",\"ops\":["
+        "{\"op\":\"read\",\"key\":\"x\",\"from\":\"a\"}]}]}]}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+    keep = malloc(obs->n_txns + 1);
+    memset(keep, 1, obs->n_txns);
+    a = observed(obs);
+    a.writer[read_event(obs, "c", "x")] = txn_id(obs, "b");
+    CU_ASSERT_PTR_NULL(ip_trace_derive(obs, keep, a.writer, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "read of 'x' in 'c' reads from "
+                                  "'b', which never writes it"));
+    a.writer[read_event(obs, "c", "x")] = IP_INIT_TXN;
+    h = ip_trace_derive(obs, keep, a.writer, &err);
+    CU_ASSERT_PTR_NOT_NULL(h);
+    ip_trace_free(h);
+    free(keep);
+    drop(&a);
+    ip_trace_free(obs);
 }
 
 void add_extract_suite(void)
