@@ -41,6 +41,7 @@ struct probe_set {
     probe_change *failed;
     uint32_t n_failed, cap_failed, pf, pe, pw, n_w2, cap2;
     uint32_t *w2;
+    uint32_t pairs_made;      /* by probe_next_pair */
     uint32_t pg;              /* probe_next_group's place in failed[], */
     bool pg_snapshot;         /* and whether failed[pg]'s group was made
                                  (its snapshot is next) */
@@ -493,7 +494,7 @@ static bool still_allowed(probe_set *ps, const ip_encoder *enc,
 }
 
 bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
-                     ip_assignment *out, bool *oom)
+                     uint32_t budget, ip_assignment *out, bool *oom)
 {
     const ip_trace *t = ps->t;
     *oom = false;
@@ -516,6 +517,11 @@ bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
                 if (c[1].writer == t->events[e2].writer ||
                     failed_before(ps, c[1], ps->pf))
                     continue;
+                if (ps->pairs_made == budget) {
+                    ps->pw--;         /* this pair is next, should it go on */
+                    return false;
+                }
+                ps->pairs_made++;
                 if (probe_make(ps, model, c, 2, false, out, oom) ==
                     PROBE_TRY)
                     return true;

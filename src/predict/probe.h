@@ -66,9 +66,11 @@ probe_change probe_last(const probe_set *ps);
  * (the graph found it rejected by the model or without boundaries, or
  * the checkers did not confirm it) with each other read of its
  * transaction and each other writer the formula allows that read - the
- * other change often repairs what failed (a read of the same snapshot). */
+ * other change often repairs what failed (a read of the same snapshot).
+ * False also once `budget` pairs were made in all (probe_make, whatever
+ * the graph said: a TPC-C window has thousands). */
 bool probe_next_pair(probe_set *ps, const ip_encoder *enc, ip_level model,
-                     ip_assignment *out, bool *oom);
+                     uint32_t budget, ip_assignment *out, bool *oom);
 
 /* Each single change that failed, widened to its transaction twice
  * (at most max changes each; 0: PROBE_MAX_CHANGES).  Its group: the
