@@ -127,16 +127,14 @@ static bool cut_before(const ip_trace *t, ip_assignment *a, uint8_t *out,
 
 /* a (the observed run) with the boundary of its session at x, and the
  * other sessions cut where they would read past a boundary; out[] marks
- * the transactions beyond the boundaries, *cut whether another session
- * was cut.  False when some session cannot be cut so, or x itself reads
- * past one. */
+ * the transactions beyond the boundaries.  False when some session
+ * cannot be cut so, or x itself reads past one. */
 static bool set_boundaries(const ip_trace *t, ip_assignment *a, uint8_t *out,
-                           uint32_t x, bool *cut)
+                           uint32_t x)
 {
     uint32_t s = t->txns[x].session;
     const ip_session *se = &t->sessions[s];
     memset(out, 0, t->n_txns);
-    *cut = false;
     a->boundary[s] = x;
     for (uint32_t y = x + 1; y < se->txn_first + se->txn_count; y++)
         out[y] = 1;
@@ -148,7 +146,7 @@ static bool set_boundaries(const ip_trace *t, ip_assignment *a, uint8_t *out,
                 continue;
             if (y == x || u == s || !cut_before(t, a, out, u, y))
                 return false;
-            moved = *cut = true;
+            moved = true;
         }
     }
     return true;
@@ -335,15 +333,16 @@ probe_verdict probe_make(probe_set *ps, ip_level model, const probe_change *c,
     probe_verdict v = dep_graph_cycle(&ps->g, c, n, NULL);
     if (v != PROBE_TRY && !any)
         return v;
-    bool cut;
     for (uint32_t i = 0; i < n; i++)
         ps->a.writer[c[i].read] = c[i].writer;
-    if (!set_boundaries(t, &ps->a, ps->out, t->events[c[0].read].txn, &cut))
+    if (!set_boundaries(t, &ps->a, ps->out, t->events[c[0].read].txn)) {
         v = PROBE_UNFIT;
-    else if (v == PROBE_TRY)
-        v = dep_graph_fit(&ps->g, model, c, n, ps->out, cut);
-    if (v == PROBE_TRY)       /* the cycle may pass what the history drops */
-        v = dep_graph_cycle(&ps->g, c, n, dropped(ps, c, n));
+    } else if (v == PROBE_TRY) {
+        const uint8_t *drop = dropped(ps, c, n);
+        v = dep_graph_fit(&ps->g, model, c, n, ps->out, drop);
+        if (v == PROBE_TRY)   /* the cycle may pass what the history drops */
+            v = dep_graph_cycle(&ps->g, c, n, drop);
+    }
     if ((v == PROBE_UNFIT || v == PROBE_CUT_NO_CYCLE) && n == 1 && !any &&
         tight_helps(model) && set_tight(ps, c, n))
         v = PROBE_TRY;

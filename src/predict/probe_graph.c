@@ -341,11 +341,11 @@ uint32_t dep_graph_cycle_txns(dep_graph *g, const probe_change *c,
 
 /* ---- what the confirmation would reject anyway ------------------------
  * Both claims rest on paths through transactions the probe has: for
- * legality, those inside the boundaries (not out[]); for the model, those
- * before the reader in the order when no other session was cut (out[]
- * then holds only the reader's later transactions, and nothing before
- * the reader happens after it, so all of them are kept).  The paths are
- * over observed edges the probe keeps (leads, hb). */
+ * legality, those inside the boundaries (not out[]); for the model, hb
+ * paths into the reader, whose transactions the history keeps whenever
+ * it keeps the reader: a transaction it drops (beyond a boundary, or
+ * after one along so and wr: drop[]) drops all that happen after it.
+ * The paths are over observed edges the probe keeps (leads, hb). */
 
 /* Relaxed legality: change c of r now reads from a writer after r in the
  * order, and r happens before it inside the boundary: hb is cyclic. */
@@ -433,14 +433,12 @@ static bool reads_from(const ip_trace *t, uint32_t x, uint32_t k, uint32_t w)
 }
 
 /* si's conflict rule: change c of r now reads key k from w, and r writes
- * k; another writer of k that the probe keeps reads k from w too.  Two
- * writers of a key that read the same version of it are concurrent (a
- * lost update), whatever else the history holds: each would have to see
- * the other's write had it committed first.  With no other session cut,
- * the probe keeps every transaction but r's later ones and those r
- * happens before. */
+ * k; another writer of k that the probe keeps (not drop[]) reads k from w
+ * too.  Two writers of a key that read the same version of it are
+ * concurrent (a lost update), whatever else the history holds: each
+ * would have to see the other's write had it committed first. */
 static bool surely_lost_update(dep_graph *g, const changed_edges *x,
-                               const probe_change *c, const uint8_t *out)
+                               const probe_change *c, const uint8_t *drop)
 {
     const ip_trace *t = g->t;
     const ip_event *ev = &t->events[c->read];
@@ -450,7 +448,7 @@ static bool surely_lost_update(dep_graph *g, const changed_edges *x,
     for (uint32_t i = g->kw_first[ev->key]; i < g->kw_first[ev->key + 1];
          i++) {
         uint32_t u = g->kw[i];
-        if (u != r && u != c->writer && !out[u] &&
+        if (u != r && u != c->writer && !drop[u] &&
             reads_from(t, u, ev->key, c->writer) &&
             !leads(g, r, u, x, NULL, true))
             return true;
@@ -460,7 +458,7 @@ static bool surely_lost_update(dep_graph *g, const changed_edges *x,
 
 probe_verdict dep_graph_fit(dep_graph *g, ip_level model,
                             const probe_change *c, uint32_t n,
-                            const uint8_t *out, bool cut)
+                            const uint8_t *out, const uint8_t *drop)
 {
     changed_edges x;
     if (n == 0 || n > PROBE_MAX_CHANGES ||
@@ -469,11 +467,13 @@ probe_verdict dep_graph_fit(dep_graph *g, ip_level model,
     for (uint32_t i = 0; i < n; i++)
         if (surely_illegal(g, &x, &c[i], out))
             return PROBE_ILLEGAL;
-    for (uint32_t i = 0; !cut && i < n; i++)
+    if (drop[g->t->events[c[0].read].txn])
+        return PROBE_CUT_NO_CYCLE;    /* its changes are not in the history */
+    for (uint32_t i = 0; i < n; i++)
         if (surely_not_model(g, model, &x, &c[i]))
             return PROBE_NOT_MODEL;
-    for (uint32_t i = 0; !cut && model == IP_LVL_SI && i < n; i++)
-        if (surely_lost_update(g, &x, &c[i], out))
+    for (uint32_t i = 0; model == IP_LVL_SI && i < n; i++)
+        if (surely_lost_update(g, &x, &c[i], drop))
             return PROBE_NOT_MODEL;
     return PROBE_TRY;
 }

@@ -49,9 +49,9 @@ bool dep_graph_build(dep_graph *g, const ip_trace *t, const uint32_t *order,
 void dep_graph_free(dep_graph *g);
 
 /* What the graph says of reads changed to other writers.  out[]
- * marks the transactions beyond the probe's boundaries; cut says another
- * session than the reader's was cut (then only PROBE_ILLEGAL is claimed:
- * a cut can drop what a model violation needs). */
+ * marks the transactions beyond the probe's boundaries, drop[] those its
+ * history drops (out[] and what happens after a boundary:
+ * dep_graph_drop_after). */
 typedef enum {
     PROBE_TRY = 0,            /* it may confirm */
     PROBE_NO_CYCLE,           /* serializable: no cycle under the order */
@@ -90,9 +90,10 @@ uint32_t dep_graph_cycle_txns(dep_graph *g, const probe_change *c,
  * history too (SEMANTICS.md).  Linear in the graph. */
 void dep_graph_drop_after(dep_graph *g, const probe_change *c, uint32_t n,
                           const uint32_t *boundary, uint8_t *drop);
-/* PROBE_TRY, PROBE_ILLEGAL or PROBE_NOT_MODEL, once they are. */
+/* PROBE_TRY, PROBE_ILLEGAL, PROBE_CUT_NO_CYCLE (the history drops the
+ * reader) or PROBE_NOT_MODEL, once they are. */
 probe_verdict dep_graph_fit(dep_graph *g, ip_level model,
                             const probe_change *c, uint32_t n,
-                            const uint8_t *out, bool cut);
+                            const uint8_t *out, const uint8_t *drop);
 
 #endif
