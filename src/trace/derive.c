@@ -13,6 +13,7 @@
  */
 #include "trace.h"
 #include "intern.h"
+#include "keyset.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,26 +107,6 @@ static bool alloc_arrays(deriver *d)
            (!t->op_extra || h->op_extra);
 }
 
-/* Transaction x's written keys, from its events: sorted, with their
- * events, and counted per key for the writer lists. */
-static void add_key_set(deriver *d, ip_txn *x)
-{
-    ip_trace *h = d->h;
-    uint32_t w = h->n_wkeys;
-    x->wkey_first = w;
-    for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
-        if (h->events[e].kind == IP_WRITE) {
-            h->wkeys[w++] = h->events[e].key;
-            d->slot[h->events[e].key] = e;
-            h->key_writer_first[h->events[e].key + 1]++;
-        }
-    x->wkey_count = w - x->wkey_first;
-    ip_sort_ids(h->wkeys + x->wkey_first, x->wkey_count);
-    for (uint32_t i = x->wkey_first; i < w; i++)
-        h->wkey_event[i] = d->slot[h->wkeys[i]];
-    h->n_wkeys = w;
-}
-
 /* The writer read op o (parent event e) takes, a parent txn; IP_NONE
  * with err set when the history cannot have it. */
 static uint32_t read_from(deriver *d, uint32_t o, uint32_t e)
@@ -194,7 +175,7 @@ static bool add_txn(deriver *d, uint32_t x, uint32_t id, uint32_t session,
         e++;
     }
     hx->ev_count = h->n_events - hx->ev_first;
-    add_key_set(d, hx);
+    ip_keyset_add(h, hx, d->slot);
     return true;
 }
 
@@ -213,7 +194,7 @@ static bool fill(deriver *d)
         h->events[k] = (ip_event){.kind = IP_WRITE, .key = k, .txn = 0,
                                   .writer = IP_NONE, .op = IP_NONE};
     h->n_events = h->txns[0].ev_count = h->n_keys;
-    add_key_set(d, &h->txns[0]);
+    ip_keyset_add(h, &h->txns[0], d->slot);
     uint32_t n_s = 0;
     for (uint32_t s = 0; s < t->n_sessions; s++) {
         const ip_session *se = &t->sessions[s];
@@ -232,24 +213,6 @@ static bool fill(deriver *d)
         }
     }
     return true;
-}
-
-/* Each key's writers, in transaction order. */
-static void writer_lists(deriver *d)
-{
-    ip_trace *h = d->h;
-    for (uint32_t k = 0; k < h->n_keys; k++)
-        h->key_writer_first[k + 1] += h->key_writer_first[k];
-    memcpy(d->slot, h->key_writer_first, h->n_keys * sizeof *d->slot);
-    for (uint32_t id = 0; id < h->n_txns; id++) {
-        const ip_txn *x = &h->txns[id];
-        for (uint32_t i = x->wkey_first; i < x->wkey_first + x->wkey_count;
-             i++) {
-            uint32_t at = d->slot[h->wkeys[i]]++;
-            h->key_writer[at] = id;
-            h->key_writer_event[at] = h->wkey_event[i];
-        }
-    }
 }
 
 ip_trace *ip_trace_derive(const ip_trace *t, const uint8_t *keep,
@@ -279,7 +242,7 @@ ip_trace *ip_trace_derive(const ip_trace *t, const uint8_t *keep,
         d.h->extra = t->extra;
         ok = fill(&d);
         if (ok)
-            writer_lists(&d);
+            ip_keyset_writer_lists(d.h, d.slot);
     }
     free(d.txn_of);
     free(d.key_of);

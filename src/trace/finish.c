@@ -4,6 +4,7 @@
  * the ops, apart from sorting each transaction's few written keys.
  */
 #include "builder.h"
+#include "keyset.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -810,26 +811,6 @@ static bool alloc_key_sets(finisher *f)
             t->key_writer && t->key_writer_event) || fail_oom(f);
 }
 
-/* Transaction x's written keys, from its events just derived: sorted,
- * with their events, and counted per key for the writer lists. */
-static void add_key_set(finisher *f, ip_txn *x)
-{
-    ip_trace *t = f->t;
-    uint32_t w = t->n_wkeys;
-    x->wkey_first = w;
-    for (uint32_t e = x->ev_first; e < x->ev_first + x->ev_count; e++)
-        if (t->events[e].kind == IP_WRITE) {
-            t->wkeys[w++] = t->events[e].key;
-            f->slot[t->events[e].key] = e;
-            t->key_writer_first[t->events[e].key + 1]++;
-        }
-    x->wkey_count = w - x->wkey_first;
-    ip_sort_ids(t->wkeys + x->wkey_first, x->wkey_count);
-    for (uint32_t i = x->wkey_first; i < w; i++)
-        t->wkey_event[i] = f->slot[t->wkeys[i]];
-    t->n_wkeys = w;
-}
-
 /* Events of committed transactions (reads that are anomalous, ambiguous
  * or of the txn's own writes excepted), and with each transaction's
  * events its key set, while they are in cache. */
@@ -847,7 +828,7 @@ static bool derive_events(finisher *f)
         t->events[k] = (ip_event){.kind = IP_WRITE, .key = k, .txn = 0,
                                   .writer = IP_NONE, .op = IP_NONE};
     t->txns[0].ev_count = t->n_keys;
-    add_key_set(f, &t->txns[0]);
+    ip_keyset_add(t, &t->txns[0], f->slot);
     if (t->n_ambiguous) {
         t->amb_event = malloc(t->n_ambiguous * sizeof *t->amb_event);
         if (!t->amb_event)
@@ -876,38 +857,16 @@ static bool derive_events(finisher *f)
                 .op = i, .pos = s->ev_count++};
         }
         x->ev_count = e - x->ev_first;
-        add_key_set(f, x);
+        ip_keyset_add(t, x, f->slot);
     }
     t->n_events = e;
     return true;
 }
 
-/* Where the writer list entry of the i-th written key will go (about:
- * the writers before it may move it on), for a prefetch. */
-static const void *writer_slot_ahead(const finisher *f, uint32_t i)
-{
-    const ip_trace *t = f->t;
-    return i < t->n_wkeys ? (const void *)&t->key_writer[f->stamp[t->wkeys[i]]]
-                          : (const void *)t;
-}
-
 /* Each key's writers, in transaction order. */
-static bool derive_writer_lists(finisher *f)
+static bool writer_lists(finisher *f)
 {
-    ip_trace *t = f->t;
-    for (uint32_t k = 0; k < t->n_keys; k++)
-        t->key_writer_first[k + 1] += t->key_writer_first[k];
-    memcpy(f->stamp, t->key_writer_first, t->n_keys * sizeof *f->stamp);
-    for (uint32_t id = 0; id < t->n_txns; id++) {
-        const ip_txn *x = &t->txns[id];
-        for (uint32_t i = x->wkey_first; i < x->wkey_first + x->wkey_count;
-             i++) {
-            __builtin_prefetch(writer_slot_ahead(f, i + PREFETCH_AHEAD), 1);
-            uint32_t at = f->stamp[t->wkeys[i]]++;
-            t->key_writer[at] = id;
-            t->key_writer_event[at] = t->wkey_event[i];
-        }
-    }
+    ip_keyset_writer_lists(f->t, f->stamp);
     return true;
 }
 
@@ -1075,7 +1034,7 @@ ip_trace *ip_builder_finish(ip_builder *b, ip_error *err)
     bool ok = f.t && f.stamp && f.slot && number_txns(&f) && group_ops(&f) &&
               adopt_strings(&f) && index_writes(&f) &&
               resolve_reads(&f) && record_orders(&f) &&
-              derive_events(&f) && derive_writer_lists(&f) &&
+              derive_events(&f) && writer_lists(&f) &&
               derive_version_orders(&f);
     if (!f.t || !f.stamp || !f.slot)
         ip_oom(err, "out of memory");
