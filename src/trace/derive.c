@@ -8,7 +8,7 @@
  * confirms that was about a sixth of its time.  Here the strings are the
  * parent's (shared, counted), each read's writer is given, and the rest -
  * numbering, events, key sets, writer lists - follows the builder's rules,
- * so that the trace is the one the builder would make (tests/trace
+ * so that the trace is the one the builder would make (test_extract.c
  * compares them).
  */
 #include "trace.h"
