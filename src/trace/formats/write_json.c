@@ -106,20 +106,40 @@ static bool add_candidates(cJSON *o, const ip_trace *t, uint32_t amb)
  * would print, and kept in the tree as one raw item; any other op goes
  * through cJSON. */
 
-/* An op's text; `full` once it did not fit (the op then goes through
- * cJSON: an op line is rarely a tenth of this). */
+/* Text being made: one op's, for the tree (`out` NULL: `full` once it
+ * did not fit, and the op then goes through cJSON), or a whole file's,
+ * handed to `out` a buffer at a time (`failed` once a write failed).
+ * Writing a file through stdio a few bytes a call was most of writing a
+ * large prediction. */
 typedef struct text {
-    char s[1024];
+    FILE *out;
+    bool full, failed;
     size_t n;
-    bool full;
+    char s[1 << 16];
 } text;
+
+static void flush(text *b)
+{
+    if (b->n && !b->failed && fwrite(b->s, 1, b->n, b->out) != b->n)
+        b->failed = true;
+    b->n = 0;
+}
 
 static void put(text *b, const char *s, size_t n)
 {
-    if (b->full || n >= sizeof b->s - b->n) {
-        b->full = true;
-        return;
+    if (n >= sizeof b->s - b->n) {
+        if (!b->out) {
+            b->full = true;
+            return;
+        }
+        flush(b);
+        if (n >= sizeof b->s) {
+            b->failed |= fwrite(s, 1, n, b->out) != n;
+            return;
+        }
     }
+    if (b->full)
+        return;
     memcpy(b->s + b->n, s, n);
     b->n += n;
     b->s[b->n] = '\0';
@@ -145,7 +165,8 @@ static const char *escape_of(unsigned char c, char esc[8])
     return esc;
 }
 
-/* s as a JSON string, escaped as cJSON escapes it. */
+/* s as a JSON string, escaped as cJSON escapes it: the runs of bytes
+ * that need none (names are such runs) put whole. */
 static void put_string(text *b, const char *s)
 {
     put(b, "\"", 1);
@@ -165,16 +186,18 @@ static void put_string(text *b, const char *s)
     put(b, "\"", 1);
 }
 
-/* op's compact JSON into b, when it is a plain one (see above). */
-static bool plain_op_text(const ip_trace *t, const ip_op *op, text *b)
+/* Is op (the trace's op i) a plain one (see above)? */
+static bool plain_op(const ip_trace *t, const ip_op *op)
 {
     uint32_t i = (uint32_t)(op - t->ops);
-    if (ip_op_extra(t, i) != IP_NONE ||
-        (op->kind == IP_READ && op->from == IP_NONE) ||
-        (op->value != IP_NONE && !small_integer(ip_str(t, op->value))))
-        return false;
-    b->n = 0;
-    b->full = false;
+    return ip_op_extra(t, i) == IP_NONE &&
+           (op->kind != IP_READ || op->from != IP_NONE) &&
+           (op->value == IP_NONE || small_integer(ip_str(t, op->value)));
+}
+
+/* A plain op's compact JSON, put after what b holds. */
+static void put_plain_op(const ip_trace *t, const ip_op *op, text *b)
+{
     put_lit(b, op->kind == IP_READ ? "{\"op\":\"read\",\"key\":"
                                    : "{\"op\":\"write\",\"key\":");
     put_string(b, ip_key_name(t, op->key));
@@ -187,13 +210,22 @@ static bool plain_op_text(const ip_trace *t, const ip_op *op, text *b)
         put_lit(b, ip_str(t, op->value));
     }
     put_lit(b, "}");
+}
+
+/* op's compact JSON alone in b (out NULL), when it is a plain one. */
+static bool plain_op_text(const ip_trace *t, const ip_op *op, text *b)
+{
+    if (!plain_op(t, op))
+        return false;
+    b->n = 0;
+    b->full = false;
+    put_plain_op(t, op, b);
     return !b->full;
 }
 
-static cJSON *op_json(const ip_trace *t, const ip_op *op, text *b)
+/* op as a cJSON object, as cJSON would have it. */
+static cJSON *op_cjson(const ip_trace *t, const ip_op *op)
 {
-    if (plain_op_text(t, op, b))
-        return cJSON_CreateRaw(b->s);
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
@@ -212,6 +244,12 @@ static cJSON *op_json(const ip_trace *t, const ip_op *op, text *b)
         return NULL;
     }
     return o;
+}
+
+/* op for the tree: a plain one as a raw item of its text. */
+static cJSON *op_json(const ip_trace *t, const ip_op *op, text *b)
+{
+    return plain_op_text(t, op, b) ? cJSON_CreateRaw(b->s) : op_cjson(t, op);
 }
 
 static cJSON *txn_json(const ip_trace *t, uint32_t id, text *b)
@@ -279,7 +317,7 @@ void *ip_trace_to_cjson(const ip_trace *t)
                                       ip_str(t, t->initial_name));
     cJSON *sessions = ok ? cJSON_AddArrayToObject(root, "sessions") : NULL;
     ok = sessions != NULL;
-    text *b = malloc(sizeof *b);
+    text *b = calloc(1, sizeof *b);    /* out NULL: one op at a time */
     ok = ok && b;
     for (uint32_t s = 0; ok && s < t->n_sessions; s++)
         ok = ip_cjson_append(sessions, session_json(t, s, b));
@@ -299,131 +337,161 @@ void *ip_trace_to_cjson(const ip_trace *t)
  * Written as it goes, not from a tree: a triage representative on a
  * 50,000-transaction run is a file of megabytes, and building and freeing
  * a cJSON node or more per transaction and op was half of writing it.
- * Only what is rare goes through cJSON (ops that are not plain, tool
- * fields, version orders).  ip_trace_to_cjson gives the same JSON as a
- * tree (the tests compare the two). */
-
-/* s as a JSON string: the runs of bytes that need no escape written
- * whole (names are such runs, and a byte at a time was a tenth of
- * writing a large prediction). */
-static bool put_json_string(const char *s, FILE *out)
-{
-    bool ok = fputc('"', out) != EOF;
-    const unsigned char *c = (const unsigned char *)s;
-    while (ok && *c) {
-        const unsigned char *run = c;
-        char esc[8];
-        const char *e = NULL;
-        while (*c && !(e = escape_of(*c, esc)))
-            c++;
-        if (c > run)
-            ok = fwrite(run, 1, (size_t)(c - run), out) == (size_t)(c - run);
-        if (ok && *c) {
-            ok = fputs(e, out) >= 0;
-            c++;
-        }
-    }
-    return ok && fputc('"', out) != EOF;
-}
+ * Only what is rare goes through cJSON (ops that are not plain, version
+ * orders, the tail).  Tool fields are copied as the trace keeps them,
+ * cJSON's compact print of their object (trace.h): parsing and printing
+ * again the procedure of every transaction, and the schedule of a whole
+ * run with every representative, was a third of writing one.
+ * ip_trace_to_cjson gives the same JSON as a tree (the tests compare the
+ * two). */
 
 /* ,"name": - a member after the first (every member but an object's
  * first is written by this). */
-static bool put_next_name(const char *name, FILE *out)
+static void put_next_name(text *b, const char *name)
 {
-    return fputc(',', out) != EOF && put_json_string(name, out) &&
-           fputc(':', out) != EOF;
+    put(b, ",", 1);
+    put_string(b, name);
+    put(b, ":", 1);
 }
 
-static bool put_compact(const cJSON *v, FILE *out)
+static bool put_compact(text *b, const cJSON *v)
 {
-    char *text = cJSON_PrintUnformatted(v);
-    bool ok = text && fputs(text, out) >= 0;
-    cJSON_free(text);
-    return ok;
+    char *s = cJSON_PrintUnformatted(v);
+    if (s)
+        put_lit(b, s);
+    cJSON_free(s);
+    return s != NULL;
 }
 
-static bool is_dropped(const char *name, const char *const *drop,
+/* The end of the JSON string that starts at s (its opening quote). */
+static const char *string_end(const char *s)
+{
+    for (s++; *s && *s != '"'; s++)
+        if (*s == '\\' && s[1])
+            s++;
+    return *s ? s + 1 : s;
+}
+
+/* The end of the compact JSON value that starts at s. */
+static const char *value_end(const char *s)
+{
+    int depth = 0;
+    do {
+        if (*s == '"') {
+            s = string_end(s);
+            continue;
+        }
+        depth += (*s == '{' || *s == '[') - (*s == '}' || *s == ']');
+        s++;
+    } while (*s && (depth > 0 || (*s != ',' && *s != '}' && *s != ']')));
+    return s;
+}
+
+/* Is the member name at s (its opening quote, ending before e) one of
+ * drop?  Names with escapes are none of ours. */
+static bool is_dropped(const char *s, const char *e, const char *const *drop,
                        size_t n_drop)
 {
+    size_t n = (size_t)(e - s) - 2;
     for (size_t i = 0; i < n_drop; i++)
-        if (!strcmp(name, drop[i]))
+        if (strlen(drop[i]) == n && !memcmp(s + 1, drop[i], n))
             return true;
     return false;
 }
 
 /* The members of tool fields `extra` (trace.h), each as ,"name":value,
  * leaving out those named in drop. */
-static bool put_extra(const ip_trace *t, uint32_t extra,
-                      const char *const *drop, size_t n_drop, FILE *out)
+static void put_extra(text *b, const ip_trace *t, uint32_t extra,
+                      const char *const *drop, size_t n_drop)
 {
     if (extra == IP_NONE)
+        return;
+    const char *s = ip_str(t, extra), *e = s + strlen(s);
+    if (e - s <= 2 || *s != '{')         /* {} */
+        return;
+    if (n_drop == 0) {
+        put(b, ",", 1);
+        put(b, s + 1, (size_t)(e - s) - 2);
+        return;
+    }
+    for (const char *m = s + 1; *m == '"';) {
+        const char *name_end = string_end(m), *end = value_end(name_end + 1);
+        if (!is_dropped(m, name_end, drop, n_drop)) {
+            put(b, ",", 1);
+            put(b, m, (size_t)(end - m));
+        }
+        m = *end == ',' ? end + 1 : end;
+    }
+}
+
+/* A new line indented by depth (at most 3) spaces, before an element of
+ * a layout array whose elements are at `depth`. */
+static void put_break(text *b, int depth)
+{
+    put(b, "\n   ", (size_t)depth + 1);
+}
+
+static bool put_op(const ip_trace *t, const ip_op *op, text *b)
+{
+    if (plain_op(t, op)) {
+        put_plain_op(t, op, b);
         return true;
-    cJSON *x = cJSON_Parse(ip_str(t, extra));
-    bool ok = cJSON_IsObject(x);
-    for (const cJSON *m = ok ? x->child : NULL; ok && m; m = m->next)
-        if (!is_dropped(m->string, drop, n_drop))
-            ok = put_next_name(m->string, out) && put_compact(m, out);
-    cJSON_Delete(x);
-    return ok;
-}
-
-/* The line break and indent before an element of a layout array whose
- * elements are at `depth`. */
-/* A new line indented by depth (at most 3) spaces. */
-static bool put_break(int depth, FILE *out)
-{
-    return fwrite("\n   ", 1, (size_t)depth + 1, out) == (size_t)depth + 1;
-}
-
-static bool put_op(const ip_trace *t, const ip_op *op, text *b, FILE *out)
-{
-    if (plain_op_text(t, op, b))
-        return fputs(b->s, out) >= 0;
-    cJSON *o = op_json(t, op, b);
-    bool ok = o && put_compact(o, out);
+    }
+    cJSON *o = op_cjson(t, op);
+    bool ok = o && put_compact(b, o);
     cJSON_Delete(o);
     return ok;
 }
 
-static bool put_txn(const ip_trace *t, uint32_t id, text *b, FILE *out)
+static bool put_txn(const ip_trace *t, uint32_t id, text *b)
 {
     const ip_txn *x = &t->txns[id];
-    bool ok = fputs("{\"id\":", out) >= 0 &&
-              put_json_string(ip_txn_name(t, id), out) &&
-              fputs(x->status == IP_ABORTED ? ",\"status\":\"aborted\""
-                                            : ",\"status\":\"committed\"",
-                    out) >= 0 &&
-              put_extra(t, x->extra, NULL, 0, out) &&
-              fputs(",\"ops\":[", out) >= 0;
-    for (uint32_t i = 0; ok && i < x->op_count; i++)
-        ok = put_break(3, out) &&
-             put_op(t, &t->ops[x->op_first + i], b, out) &&
-             (i + 1 == x->op_count || fputc(',', out) != EOF);
-    return ok && fputs("]}", out) >= 0;
+    put_lit(b, "{\"id\":");
+    put_string(b, ip_txn_name(t, id));
+    put_lit(b, x->status == IP_ABORTED ? ",\"status\":\"aborted\""
+                                       : ",\"status\":\"committed\"");
+    put_extra(b, t, x->extra, NULL, 0);
+    put_lit(b, ",\"ops\":[");
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < x->op_count; i++) {
+        put_break(b, 3);
+        ok = put_op(t, &t->ops[x->op_first + i], b);
+        if (i + 1 < x->op_count)
+            put(b, ",", 1);
+    }
+    put(b, "]}", 2);
+    return ok;
 }
 
-static bool put_session(const ip_trace *t, uint32_t s, text *b, FILE *out)
+static bool put_session(const ip_trace *t, uint32_t s, text *b)
 {
     const ip_session *ss = &t->sessions[s];
-    bool ok = fputs("{\"id\":", out) >= 0 &&
-              put_json_string(ip_str(t, ss->name), out) &&
-              put_extra(t, ss->extra, NULL, 0, out) &&
-              fputs(",\"transactions\":[", out) >= 0;
-    for (uint32_t i = 0; ok && i < ss->txn_count; i++)
-        ok = put_break(2, out) && put_txn(t, ss->txn_first + i, b, out) &&
-             (i + 1 == ss->txn_count || fputc(',', out) != EOF);
-    return ok && fputs("]}", out) >= 0;
+    put_lit(b, "{\"id\":");
+    put_string(b, ip_str(t, ss->name));
+    put_extra(b, t, ss->extra, NULL, 0);
+    put_lit(b, ",\"transactions\":[");
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < ss->txn_count; i++) {
+        put_break(b, 2);
+        ok = put_txn(t, ss->txn_first + i, b);
+        if (i + 1 < ss->txn_count)
+            put(b, ",", 1);
+    }
+    put(b, "]}", 2);
+    return ok;
 }
 
-static bool put_versions(const ip_trace *t, FILE *out)
+static bool put_versions(const ip_trace *t, text *b)
 {
     if (!ip_trace_has_versions(t))
         return true;
     cJSON *root = cJSON_CreateObject();
-    bool ok = root && add_versions(root, t) &&
-              put_next_name("versions", out) &&
-              put_compact(cJSON_GetObjectItemCaseSensitive(root, "versions"),
-                          out);
+    bool ok = root && add_versions(root, t);
+    if (ok) {
+        put_next_name(b, "versions");
+        ok = put_compact(b, cJSON_GetObjectItemCaseSensitive(root,
+                                                             "versions"));
+    }
     cJSON_Delete(root);
     return ok;
 }
@@ -432,19 +500,32 @@ bool ip_write_json_with(const ip_trace *t, const char *const *drop,
                         size_t n_drop, const void *tail, FILE *out)
 {
     text *b = malloc(sizeof *b);
-    bool ok = b && fputs("{\"isopredict_trace\":1,\"initial\":", out) >= 0 &&
-              put_json_string(ip_str(t, t->initial_name), out) &&
-              fputs(",\"sessions\":[", out) >= 0;
-    for (uint32_t s = 0; ok && s < t->n_sessions; s++)
-        ok = put_break(1, out) && put_session(t, s, b, out) &&
-             (s + 1 == t->n_sessions || fputc(',', out) != EOF);
-    free(b);
-    ok = ok && fputc(']', out) != EOF && put_versions(t, out) &&
-         put_extra(t, t->extra, drop, n_drop, out);
+    if (!b)
+        return false;
+    *b = (text){.out = out};
+    put_lit(b, "{\"isopredict_trace\":1,\"initial\":");
+    put_string(b, ip_str(t, t->initial_name));
+    put_lit(b, ",\"sessions\":[");
+    bool ok = true;
+    for (uint32_t s = 0; ok && s < t->n_sessions; s++) {
+        put_break(b, 1);
+        ok = put_session(t, s, b);
+        if (s + 1 < t->n_sessions)
+            put(b, ",", 1);
+    }
+    put(b, "]", 1);
+    ok = ok && put_versions(t, b);
+    put_extra(b, t, t->extra, drop, n_drop);
     const cJSON *more = tail;
-    for (const cJSON *m = more ? more->child : NULL; ok && m; m = m->next)
-        ok = put_next_name(m->string, out) && put_compact(m, out);
-    return ok && fputs("}\n", out) >= 0;
+    for (const cJSON *m = more ? more->child : NULL; ok && m; m = m->next) {
+        put_next_name(b, m->string);
+        ok = put_compact(b, m);
+    }
+    put(b, "}\n", 2);
+    flush(b);
+    ok = ok && !b->failed;
+    free(b);
+    return ok;
 }
 
 bool ip_write_json(const ip_trace *t, FILE *out)
