@@ -113,6 +113,38 @@ static void lifted_free(lifted *l)
     *l = (lifted){0};
 }
 
+/* The cut's trace under a serial order: every read of a transaction
+ * before the window's end reads a writer before it, so the trace is
+ * derived from obs's arrays with the observed writers, numbered as a
+ * slice numbers it (trace.h), without replaying the cut through the
+ * builder (a third of making a representative at 80,000 transactions).
+ * cut_txn: cut txn -> obs txn. */
+static ip_trace *derive_cut(const ip_trace *t, const uint8_t *keep,
+                            uint32_t **cut_txn, ip_error *err)
+{
+    uint32_t *writer = malloc(sizeof *writer * ((size_t)t->n_events + 1));
+    uint32_t *map = malloc(sizeof *map * ((size_t)t->n_txns + 1));
+    ip_trace *cut = NULL;
+    if (!writer || !map) {
+        ip_oom(err, "prediction: out of memory");
+    } else {
+        for (uint32_t e = 0; e < t->n_events; e++)
+            writer[e] = t->events[e].writer;
+        cut = ip_trace_derive(t, keep, writer, err);
+    }
+    if (cut) {
+        uint32_t n = 0;
+        for (uint32_t x = 0; x < t->n_txns; x++)
+            if (x == IP_INIT_TXN || (keep[x] && ip_committed(t, x)))
+                map[n++] = x;
+        *cut_txn = map;
+        map = NULL;
+    }
+    free(writer);
+    free(map);
+    return cut;
+}
+
 static bool make_cut(const window *w, lifted *l, ip_error *err)
 {
     const ip_trace *t = w->rs->obs;
@@ -121,7 +153,8 @@ static bool make_cut(const window *w, lifted *l, ip_error *err)
         return ip_oom(err, "prediction: out of memory");
     for (uint32_t i = 0; i < w->end - 1; i++)
         keep[w->rs->order[i]] = 1;
-    l->cut = ip_trace_slice(t, keep, &l->cut_txn, err);
+    l->cut = w->rs->serial_order ? derive_cut(t, keep, &l->cut_txn, err)
+                                 : ip_trace_slice(t, keep, &l->cut_txn, err);
     free(keep);
     if (!l->cut)
         return false;

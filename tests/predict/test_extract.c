@@ -488,6 +488,50 @@ static void test_derived_is_built(void)
     }
 }
 
+/* Triage's representatives are made on the run cut after their window
+ * (window.c): under a serial order, every transaction before a position,
+ * derived with the observed writers, is the slice of them, and both
+ * number the transactions kept in id order. */
+static void test_derived_cut_is_slice(void)
+{
+    static const char *files[] = {"smallbank.json", "voter.json",
+                                  "triage-tpcc-3x16.json",
+                                  "triage-smallbank-4x25.json"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        ip_trace *obs = load_trace(IP_TRACES, files[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(obs);
+        uint32_t *order = malloc((obs->n_txns + 1) * sizeof *order), n = 0;
+        uint8_t *keep = calloc(obs->n_txns + 1, 1);
+        CU_ASSERT_FATAL(order && keep && ip_so_wr_order(obs, order, &n));
+        ip_assignment a = observed(obs);
+        for (uint32_t k = 0; k < n; k++) {
+            keep[order[k]] = 1;
+            if (k % 7 != 3 && k + 1 < n)
+                continue;
+            ip_error err = {0};
+            uint32_t *map = NULL;
+            ip_trace *sl = ip_trace_slice(obs, keep, &map, &err);
+            ip_trace *de = ip_trace_derive(obs, keep, a.writer, &err);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(sl);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(de);
+            expect_same_trace(sl, de);
+            /* numbered in id order, as window.c's map of the cut has it */
+            uint32_t m = 0;
+            for (uint32_t x = 0; x < obs->n_txns; x++)
+                if (x == IP_INIT_TXN || (keep[x] && ip_committed(obs, x)))
+                    CU_ASSERT_EQUAL(map[m++], x);
+            CU_ASSERT_EQUAL(m, sl->n_txns);
+            ip_trace_free(sl);
+            ip_trace_free(de);
+            free(map);
+        }
+        drop(&a);
+        free(order);
+        free(keep);
+        ip_trace_free(obs);
+    }
+}
+
 /* A derived history shares its trace's strings and outlives it; a read
  * from a transaction it does not keep is refused, naming both. */
 static void test_derived_alone(void)
@@ -552,6 +596,7 @@ void add_extract_suite(void)
     CU_add_test(s, "observed writers are resolved",
                 test_observed_writers_resolved);
     CU_add_test(s, "observed assignment is identity", test_identity);
+    CU_add_test(s, "a cut derived is the cut sliced", test_derived_cut_is_slice);
     CU_add_test(s, "relaxed histories are the builder's",
                 test_derived_is_built);
     CU_add_test(s, "a derived history outlives its trace", test_derived_alone);
