@@ -34,7 +34,8 @@
  * Tool fields (TRACE_FORMAT.md: "workload", "schedule", "procedure",
  * "args", "meta", ...) are kept, never interpreted: the `extra` of the
  * trace, a session, a transaction or an op is the compact JSON text of an
- * object holding them in input order, or IP_NONE.
+ * object holding them in input order (as cJSON's unformatted print has
+ * it: the JSON writer copies it as it is), or IP_NONE.
  *
  * Ownership: a trace owns all its memory; ip_trace_free releases it.  The
  * builder owns a trace under construction; ip_builder_finish hands it over.
@@ -457,8 +458,9 @@ static inline size_t ip_u64_text(uint64_t v, char *buf)
 
 /* Tool fields to keep with the trace (IP_EXTRA_TRACE, handle ignored), a
  * session (its index), a transaction (its handle) or the op last added to
- * a transaction (the transaction's handle): `json` is the text of a JSON
- * object, or NULL for none.  False (err set) when out of memory. */
+ * a transaction (the transaction's handle): `json` is the compact text of
+ * a JSON object as cJSON's unformatted print makes it (see above), or
+ * NULL for none.  False (err set) when out of memory. */
 typedef enum {
     IP_EXTRA_TRACE, IP_EXTRA_SESSION, IP_EXTRA_TXN, IP_EXTRA_OP
 } ip_extra_at;
