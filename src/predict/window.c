@@ -117,21 +117,18 @@ static void lifted_free(lifted *l)
  * before the window's end reads a writer before it, so the trace is
  * derived from obs's arrays with the observed writers, numbered as a
  * slice numbers it (trace.h), without replaying the cut through the
- * builder (a third of making a representative at 80,000 transactions).
+ * builder (a fifth of making a representative at 80,000 transactions).
  * cut_txn: cut txn -> obs txn. */
 static ip_trace *derive_cut(const ip_trace *t, const uint8_t *keep,
                             uint32_t **cut_txn, ip_error *err)
 {
-    uint32_t *writer = malloc(sizeof *writer * ((size_t)t->n_events + 1));
+    ip_assignment a = {0};
     uint32_t *map = malloc(sizeof *map * ((size_t)t->n_txns + 1));
     ip_trace *cut = NULL;
-    if (!writer || !map) {
+    if (!map || !ip_assignment_observed(t, &a))
         ip_oom(err, "prediction: out of memory");
-    } else {
-        for (uint32_t e = 0; e < t->n_events; e++)
-            writer[e] = t->events[e].writer;
-        cut = ip_trace_derive(t, keep, writer, err);
-    }
+    else
+        cut = ip_trace_derive(t, keep, a.writer, err);
     if (cut) {
         uint32_t n = 0;
         for (uint32_t x = 0; x < t->n_txns; x++)
@@ -140,7 +137,7 @@ static ip_trace *derive_cut(const ip_trace *t, const uint8_t *keep,
         *cut_txn = map;
         map = NULL;
     }
-    free(writer);
+    ip_assignment_free(&a);
     free(map);
     return cut;
 }
